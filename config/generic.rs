@@ -1,0 +1,40 @@
+//! `generic`: the reference kernels; needs no CPU feature, runs anywhere. Every other
+//! configuration starts from [`reference_context`] and overrides what it has kernels for.
+
+use crate::cntx::{Blocksizes, Cntx, GemmKernel};
+use crate::config::{Features, SubConfig};
+use crate::kernels::reference;
+use crate::types::{GemmPair, Scalar, c32, c64};
+
+/// The `generic` sub-configuration.
+pub const GENERIC: SubConfig = SubConfig {
+    name: "generic",
+    requires: Features::NONE,
+    context: || reference_context("generic"),
+};
+
+/// A context of reference kernels under the given configuration name.
+pub(crate) fn reference_context(name: &'static str) -> Cntx {
+    Cntx {
+        name,
+        //                                                          KC    MC    NC
+        sgemm: reference_kernel::<f32, 8, 8>("reference_f32_8x8", 256, 128, 4096),
+        dgemm: reference_kernel::<f64, 8, 4>("reference_f64_8x4", 256, 96, 4096),
+        cgemm: reference_kernel::<c32, 4, 4>("reference_c32_4x4", 256, 64, 2048),
+        zgemm: reference_kernel::<c64, 4, 2>("reference_c64_4x2", 128, 64, 2048),
+    }
+}
+
+/// The reference kernel for `T` at MR×NR, with its blocksizes; MR and NR come from the same
+/// const parameters that instantiate the kernel, so they cannot disagree.
+fn reference_kernel<T: Scalar + GemmPair<T>, const MR: usize, const NR: usize>(
+    name: &'static str,
+    kc: usize,
+    mc: usize,
+    nc: usize,
+) -> GemmKernel<T, T> {
+    let bs = Blocksizes { mr: MR, nr: NR, kc, mc, nc };
+    // SAFETY: the reference kernel is portable Rust (no CPU feature needed) and is
+    // instantiated with exactly this entry's MR and NR.
+    unsafe { GemmKernel::new(name, reference::gemm_ukr::<T, MR, NR>, false, bs) }
+}

@@ -1,0 +1,24 @@
+//! Sub-configurations: one small file per target naming the CPU features it needs and the
+//! context (kernels and blocksizes) it registers, plus the registry that orders them and CPU
+//! feature detection. How to add one: `docs/ConfigurationHowTo.md`.
+
+use crate::cntx::Cntx;
+
+pub mod cpu_features;
+pub mod generic;
+pub mod registry;
+
+pub use cpu_features::Features;
+
+/// A sub-configuration: a named target, what it needs from the CPU, and how to build its
+/// context.
+#[derive(Clone, Copy, Debug)]
+pub struct SubConfig {
+    /// The name `BLIS_ARCH_TYPE` selects it by (lower case).
+    pub name: &'static str,
+    /// The CPU features its kernels use; it is only chosen (or allowed to be forced) on CPUs
+    /// that have all of them.
+    pub requires: Features,
+    /// Builds its context. Called at most once per process.
+    pub context: fn() -> Cntx,
+}

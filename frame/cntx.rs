@@ -1,0 +1,176 @@
+//! The context: for one configuration, each dtype's microkernel and blocksizes.
+//!
+//! A `Cntx` is built once per configuration (by its file in `config/`) and never written
+//! after: a call reads it and keeps everything call-specific (threads, scalars, edges) in its
+//! own stack frame and `Rntm`. That is what makes BLIS's old `cntx_t` race (seed 003)
+//! impossible here. Tests and tuners derive modified copies with
+//! [`Cntx::with_blocksizes`].
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::kernels::{GemmUkr, MAX_TILE_ELEMS};
+use crate::types::{Element, GemmPair, c32, c64};
+
+/// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
+/// of a packed panel), MC (rows of packed A), NC (columns of packed B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocksizes {
+    /// Rows of the microkernel's tile.
+    pub mr: usize,
+    /// Columns of the microkernel's tile.
+    pub nr: usize,
+    /// Depth of the packed panels (the pc loop's step).
+    pub kc: usize,
+    /// Rows of the packed block of A (the ic loop's step); a multiple of `mr`.
+    pub mc: usize,
+    /// Columns of the packed block of B (the jc loop's step); a multiple of `nr`.
+    pub nc: usize,
+}
+
+/// Packed blocks larger than this are refused (a safety net against absurd blocksizes).
+const MAX_PACKED_BYTES: usize = 1 << 30;
+
+/// One dtype's entry in a context: its microkernel and how to block for it.
+pub struct GemmKernel<A: Element, B: Element> {
+    name: &'static str,
+    ukr: GemmUkr<A, B>,
+    prefers_rows: bool,
+    bs: Blocksizes,
+}
+
+impl<A: Element, B: Element> Clone for GemmKernel<A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: Element, B: Element> Copy for GemmKernel<A, B> {}
+
+impl<A: Element, B: Element> std::fmt::Debug for GemmKernel<A, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GemmKernel")
+            .field("name", &self.name)
+            .field("prefers_rows", &self.prefers_rows)
+            .field("blocksizes", &self.bs)
+            .finish()
+    }
+}
+
+impl<A: Element, B: Element> GemmKernel<A, B> {
+    /// Registers a microkernel. `prefers_rows` says the kernel is fastest when C is
+    /// row-stored (unit column stride); the loop nest transposes the whole problem when C's
+    /// storage disagrees. Blocksizes are checked by [`Cntx::validate`].
+    ///
+    /// # Safety
+    /// `ukr` must implement the [`GemmUkr`] contract for `bs.mr`×`bs.nr` tiles, and any
+    /// context holding this entry must only be used on CPUs that have the features `ukr`
+    /// needs (the configuration's required features).
+    pub const unsafe fn new(
+        name: &'static str,
+        ukr: GemmUkr<A, B>,
+        prefers_rows: bool,
+        bs: Blocksizes,
+    ) -> Self {
+        GemmKernel {
+            name,
+            ukr,
+            prefers_rows,
+            bs,
+        }
+    }
+
+    /// The kernel's name, e.g. `reference_f64_8x4`.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+    /// The kernel's blocksizes.
+    pub fn blocksizes(&self) -> Blocksizes {
+        self.bs
+    }
+    /// Whether the kernel prefers row-stored C.
+    pub fn prefers_rows(&self) -> bool {
+        self.prefers_rows
+    }
+    /// The microkernel itself.
+    pub(crate) fn ukr(&self) -> GemmUkr<A, B> {
+        self.ukr
+    }
+
+    fn validate(&self, cntx: &str) -> Result<()> {
+        let Blocksizes { mr, nr, kc, mc, nc } = self.bs;
+        let bad = |why: String| {
+            Err(Error::new(
+                ErrorKind::Config,
+                format!("context {cntx}, kernel {}: {why}", self.name),
+            ))
+        };
+        if mr == 0 || nr == 0 || mr * nr > MAX_TILE_ELEMS {
+            return bad(format!("MR×NR = {mr}×{nr} must be non-empty and at most {MAX_TILE_ELEMS} elements"));
+        }
+        if kc == 0 {
+            return bad("KC must be at least 1".into());
+        }
+        if mc == 0 || mc % mr != 0 {
+            return bad(format!("MC = {mc} must be a positive multiple of MR = {mr}"));
+        }
+        if nc == 0 || nc % nr != 0 {
+            return bad(format!("NC = {nc} must be a positive multiple of NR = {nr}"));
+        }
+        let a_bytes = mc.checked_mul(kc).and_then(|e| e.checked_mul(size_of::<A>()));
+        let b_bytes = nc.checked_mul(kc).and_then(|e| e.checked_mul(size_of::<B>()));
+        match (a_bytes, b_bytes) {
+            (Some(a), Some(b)) if a <= MAX_PACKED_BYTES && b <= MAX_PACKED_BYTES => Ok(()),
+            _ => bad(format!(
+                "packed blocks MC×KC = {mc}×{kc} and KC×NC = {kc}×{nc} exceed {MAX_PACKED_BYTES} bytes"
+            )),
+        }
+    }
+}
+
+/// A configuration's kernels and blocksizes for every dtype. Immutable once built.
+#[derive(Clone, Debug)]
+pub struct Cntx {
+    pub(crate) name: &'static str,
+    pub(crate) sgemm: GemmKernel<f32, f32>,
+    pub(crate) dgemm: GemmKernel<f64, f64>,
+    pub(crate) cgemm: GemmKernel<c32, c32>,
+    pub(crate) zgemm: GemmKernel<c64, c64>,
+}
+
+impl Cntx {
+    /// The configuration this context belongs to.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The kernel entry for the element pair `(A, B)`, e.g. `cntx.kernel::<f64, f64>()`.
+    pub fn kernel<A: GemmPair<B>, B: Element>(&self) -> &GemmKernel<A, B> {
+        A::kernel(self)
+    }
+
+    /// A copy with the cache blocksizes (KC, MC, NC) of one pair's kernel replaced; MR and NR
+    /// belong to the kernel and stay. Used by tests (to reach every edge cheaply) and tuning.
+    pub fn with_blocksizes<A: GemmPair<B>, B: Element>(
+        mut self,
+        kc: usize,
+        mc: usize,
+        nc: usize,
+    ) -> Result<Self> {
+        let name = self.name;
+        let entry = A::kernel_mut(&mut self);
+        entry.bs = Blocksizes {
+            kc,
+            mc,
+            nc,
+            ..entry.bs
+        };
+        entry.validate(name)?;
+        Ok(self)
+    }
+
+    /// Checks every kernel's blocksizes.
+    pub fn validate(&self) -> Result<()> {
+        self.sgemm.validate(self.name)?;
+        self.dgemm.validate(self.name)?;
+        self.cgemm.validate(self.name)?;
+        self.zgemm.validate(self.name)
+    }
+}

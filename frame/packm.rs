@@ -1,0 +1,131 @@
+//! Packing (BLIS "packm"): copies a block of A or B into the contiguous micropanels the
+//! microkernel streams through, applying the operand's conjugation and zero-padding the
+//! last, partial panel so the kernel never sees an edge.
+//!
+//! ```text
+//!   A block (m×k, any strides)          packed: ⌈m/MR⌉ panels, each MR×k, column after column
+//!   ┌──────────────┐                    panel 0: a00 a10 .. a(MR-1)0 | a01 a11 .. | ...
+//!   │ rows 0..MR   │ → panel 0          panel 1: ...
+//!   │ rows MR..2MR │ → panel 1          last panel: rows past m are 0
+//!   └──────────────┘
+//! ```
+//!
+//! B (k×n) packs the same way as Bᵀ (n×k) into NR-wide panels, which is exactly the row-major
+//! k×NR micropanel layout the kernel contract asks for. Called by the loop nest
+//! (`frame/l3/gemm.rs`) once per block; the kernel contract is in `kernels/mod.rs`.
+
+use crate::types::Element;
+use crate::view::MatRef;
+
+/// Packs the `m`×`k` view `a` into ⌈m/`mr`⌉ panels of `mr` rows.
+///
+/// Plainly, it is this loop (with the order of the two inner loops chosen by which source
+/// stride is smaller, so the reads stay sequential):
+///
+/// ```text
+/// for panel in 0..⌈m/mr⌉, for p in 0..k, for i in 0..mr:
+///     buf[panel*mr*k + p*mr + i] = if row < m { op(a[row, p]) } else { 0 }   // row = panel*mr + i
+/// ```
+///
+/// Panics (a bug in the caller, caught at the API boundary) if `buf` is too short.
+pub(crate) fn pack_a_block<T: Element>(a: &MatRef<T>, mr: usize, buf: &mut [T]) {
+    let (m, k) = (a.nrows(), a.ncols());
+    if m == 0 || k == 0 {
+        return;
+    }
+    let panel_len = mr * k;
+    let panels = m.div_ceil(mr);
+    assert!(buf.len() >= panels * panel_len, "pack buffer too short");
+    for (panel, dst) in buf.chunks_exact_mut(panel_len).take(panels).enumerate() {
+        let first = panel * mr;
+        pack_panel(a, first, mr.min(m - first), mr, dst);
+    }
+}
+
+/// Packs the `k`×`n` view `b` into ⌈n/`nr`⌉ panels of `nr` columns, each stored row after
+/// row (`buf[panel*k*nr + p*nr + j]`), zero-padded past `n`.
+pub(crate) fn pack_b_block<T: Element>(b: &MatRef<T>, nr: usize, buf: &mut [T]) {
+    pack_a_block(&b.t(), nr, buf)
+}
+
+/// Packs rows `first..first+rows` of `a` into one `mr`-row panel `dst` (`mr*k` elements).
+fn pack_panel<T: Element>(a: &MatRef<T>, first: usize, rows: usize, mr: usize, dst: &mut [T]) {
+    let k = a.ncols();
+    let conj = a.is_conj();
+    let read = |i: usize, p: usize| {
+        // SAFETY: i < first + rows <= m and p < k: in range of the view.
+        let v = unsafe { a.read_stored(first + i, p) };
+        if conj { v.conj() } else { v }
+    };
+    if a.row_stride().unsigned_abs() <= a.col_stride().unsigned_abs() {
+        // Rows are closer together in memory: walk down each column.
+        for (p, column) in dst.chunks_exact_mut(mr).enumerate() {
+            for (i, d) in column[..rows].iter_mut().enumerate() {
+                *d = read(i, p);
+            }
+            column[rows..].fill(T::zero());
+        }
+    } else {
+        // Columns are closer together: walk along each row.
+        for i in 0..rows {
+            for p in 0..k {
+                dst[p * mr + i] = read(i, p);
+            }
+        }
+        if rows < mr {
+            for column in dst.chunks_exact_mut(mr) {
+                column[rows..].fill(T::zero());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::c32;
+
+    fn numbered(m: usize, k: usize) -> Vec<f64> {
+        (0..m * k).map(|x| x as f64 + 1.0).collect()
+    }
+
+    #[test]
+    fn packs_a_with_zero_padding_for_every_storage() {
+        let (m, k, mr) = (5, 3, 4);
+        let data = numbered(m, k);
+        let col = MatRef::col_major(&data, m, k, m).unwrap();
+        let row_data: Vec<f64> = (0..m * k).map(|x| data[(x % k) * m + x / k]).collect();
+        let row = MatRef::row_major(&row_data, m, k, k).unwrap();
+        for a in [col, row] {
+            let mut buf = vec![f64::NAN; 2 * mr * k];
+            pack_a_block(&a, mr, &mut buf);
+            for panel in 0..2 {
+                for p in 0..k {
+                    for i in 0..mr {
+                        let got = buf[panel * mr * k + p * mr + i];
+                        let want = a.get(panel * mr + i, p).unwrap_or(0.0);
+                        assert_eq!(got, want, "panel {panel} p {p} i {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packs_b_as_row_panels_and_conjugates() {
+        let (k, n, nr) = (2, 3, 2);
+        let data: Vec<c32> = (0..k * n).map(|x| c32::new(x as f32, 1.0)).collect();
+        let b = MatRef::col_major(&data, k, n, k).unwrap().conj();
+        let mut buf = vec![c32::new(9.0, 9.0); 2 * k * nr];
+        pack_b_block(&b, nr, &mut buf);
+        for panel in 0..2 {
+            for p in 0..k {
+                for j in 0..nr {
+                    let want = b.get(p, panel * nr + j).unwrap_or(c32::new(0.0, 0.0));
+                    assert_eq!(buf[panel * k * nr + p * nr + j], want);
+                }
+            }
+        }
+        assert_eq!(buf[0].im, -1.0);
+    }
+}

@@ -1,0 +1,141 @@
+//! The runtime report, in the spirit of `numpy.show_runtime()`: the build baseline, the CPU's
+//! features, each configuration and whether it can run here, the choice, and its kernels.
+//! Printed by `BLIS_ARCH_DEBUG=1` and `testsuite --info`.
+
+use std::fmt;
+
+use crate::cntx::{Blocksizes, Cntx};
+use crate::config::Features;
+use crate::error::Error;
+use crate::gks::Gks;
+
+/// A configuration compiled into this build, and whether this CPU can run it.
+#[derive(Clone, Debug)]
+pub struct ConfigStatus {
+    /// Its name.
+    pub name: &'static str,
+    /// The features it requires.
+    pub requires: Features,
+    /// The required features this CPU lacks (empty: supported).
+    pub missing: Features,
+}
+
+/// One dtype's kernel in the chosen context.
+#[derive(Clone, Debug)]
+pub struct KernelStatus {
+    /// BLAS letter of the dtype.
+    pub dtype: char,
+    /// Kernel name.
+    pub name: &'static str,
+    /// Its blocksizes.
+    pub blocksizes: Blocksizes,
+    /// Whether it prefers row-stored C.
+    pub prefers_rows: bool,
+}
+
+/// What oxblis was built with, what this CPU has, and what it chose.
+#[derive(Clone, Debug)]
+pub struct RuntimeReport {
+    /// Crate version.
+    pub version: &'static str,
+    /// Features the compiler assumed everywhere.
+    pub build_baseline: Features,
+    /// Features found on this CPU (and enabled by the OS).
+    pub cpu: Features,
+    /// Every compiled-in configuration, best first.
+    pub configurations: Vec<ConfigStatus>,
+    /// `BLIS_ARCH_TYPE`, if set.
+    pub forced: Option<String>,
+    /// The chosen configuration's name, or why there is none.
+    pub chosen: Result<&'static str, Error>,
+    /// The chosen configuration's kernels (empty if none was chosen).
+    pub kernels: Vec<KernelStatus>,
+}
+
+impl RuntimeReport {
+    pub(crate) fn from_gks(gks: &Gks) -> RuntimeReport {
+        let configurations = gks
+            .registry
+            .iter()
+            .map(|c| ConfigStatus {
+                name: c.name,
+                requires: c.requires,
+                missing: c.requires.without(gks.cpu),
+            })
+            .collect();
+        let chosen_cntx = gks.chosen_index().ok().and_then(|i| gks.context_at(i));
+        RuntimeReport {
+            version: env!("CARGO_PKG_VERSION"),
+            build_baseline: gks.baseline,
+            cpu: gks.cpu,
+            configurations,
+            forced: gks.forced.clone(),
+            chosen: gks.chosen().map(Cntx::name),
+            kernels: chosen_cntx.map(kernel_table).unwrap_or_default(),
+        }
+    }
+}
+
+fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
+    let row = |dtype, name, blocksizes, prefers_rows| KernelStatus {
+        dtype,
+        name,
+        blocksizes,
+        prefers_rows,
+    };
+    let (s, d, c, z) = (&cntx.sgemm, &cntx.dgemm, &cntx.cgemm, &cntx.zgemm);
+    vec![
+        row('s', s.name(), s.blocksizes(), s.prefers_rows()),
+        row('d', d.name(), d.blocksizes(), d.prefers_rows()),
+        row('c', c.name(), c.blocksizes(), c.prefers_rows()),
+        row('z', z.name(), z.blocksizes(), z.prefers_rows()),
+    ]
+}
+
+impl fmt::Display for RuntimeReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "oxblis {} runtime report", self.version)?;
+        writeln!(f, "  build baseline : {}", self.build_baseline)?;
+        writeln!(f, "  CPU features   : {}", self.cpu)?;
+        writeln!(f, "  configurations :")?;
+        for c in &self.configurations {
+            let status = if c.missing.is_empty() {
+                "supported".to_string()
+            } else {
+                format!("unsupported, lacks {}", c.missing)
+            };
+            writeln!(f, "    {:<16} needs {:<40} {status}", c.name, c.requires.to_string())?;
+        }
+        match &self.forced {
+            Some(name) => writeln!(f, "  BLIS_ARCH_TYPE : {name}")?,
+            None => writeln!(f, "  BLIS_ARCH_TYPE : (unset)")?,
+        }
+        match &self.chosen {
+            Ok(name) => writeln!(f, "  chosen         : {name}")?,
+            Err(e) => writeln!(f, "  chosen         : none: {e}")?,
+        }
+        if !self.kernels.is_empty() {
+            writeln!(
+                f,
+                "  kernels        : dt  {:<22} {:>3} {:>3} {:>5} {:>5} {:>6}  C storage",
+                "name", "MR", "NR", "KC", "MC", "NC"
+            )?;
+            for k in &self.kernels {
+                let b = k.blocksizes;
+                writeln!(
+                    f,
+                    "                   {}   {:<22} {:>3} {:>3} {:>5} {:>5} {:>6}  {}",
+                    k.dtype,
+                    k.name,
+                    b.mr,
+                    b.nr,
+                    b.kc,
+                    b.mc,
+                    b.nc,
+                    if k.prefers_rows { "rows" } else { "columns" }
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,186 @@
+//! Datatypes: what a matrix may hold ([`Element`]), what gemm computes in ([`Scalar`]),
+//! and which A×B combinations have kernels ([`GemmPair`]).
+//!
+//! The layer is built for mixed input/accumulator types from the start. Every element type
+//! names its accumulator (`Element::Acc`): today f32, f64, `c32` and `c64` accumulate in
+//! themselves; bf16 (→ f32) and i8/u8 (→ i32) join later by adding an `Element` impl and a
+//! `GemmPair` impl with a kernel slot in the context ([`crate::cntx::Cntx`]). The loop nest
+//! is generic over the pair `(A, B)` and writes C in `A::Acc`, so it needs no change for them.
+
+use std::fmt::Debug;
+use std::ops::{Add, Mul, Neg, Sub};
+
+use crate::cntx::{Cntx, GemmKernel};
+
+/// Single-precision complex number (BLAS `c`).
+#[allow(non_camel_case_types)]
+pub type c32 = num_complex::Complex<f32>;
+/// Double-precision complex number (BLAS `z`).
+#[allow(non_camel_case_types)]
+pub type c64 = num_complex::Complex<f64>;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for super::c32 {}
+    impl Sealed for super::c64 {}
+}
+
+/// A type that can be stored in a matrix operand.
+///
+/// Sealed: the packing buffers are reused across types, so every implementor must be plain
+/// old data for which every bit pattern is a valid value (true of IEEE floats, their complex
+/// pairs, bf16 and the integer types).
+pub trait Element: Copy + Send + Sync + Debug + PartialEq + 'static + sealed::Sealed {
+    /// The type products of this element are accumulated in, and the type of the scalar a
+    /// view of this element carries (alpha's factor).
+    type Acc: Scalar;
+    /// BLAS type letter: `s`, `d`, `c`, `z`.
+    const LETTER: char;
+    /// The additive identity.
+    fn zero() -> Self;
+    /// Complex conjugate; the identity for real types.
+    fn conj(self) -> Self;
+}
+
+/// A type gemm computes in: the type of C, of alpha and beta, and of the accumulator.
+pub trait Scalar:
+    Element<Acc = Self>
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
+{
+    /// Whether the type has an imaginary part.
+    const IS_COMPLEX: bool;
+    /// Unit roundoff of the underlying real type (half the machine epsilon), used by
+    /// residual checks.
+    const UNIT_ROUNDOFF: f64;
+    /// The multiplicative identity.
+    fn one() -> Self;
+    /// Builds a value from real and imaginary parts (the imaginary part is ignored for real
+    /// types). Used to build test data and scalars generically.
+    fn from_parts(re: f64, im: f64) -> Self;
+    /// `|re| + |im|` as f64: the magnitude used by error bounds.
+    fn abs1(self) -> f64;
+    /// Whether any part is NaN.
+    fn has_nan(self) -> bool;
+    /// `self == 0`, exactly.
+    fn is_zero(self) -> bool {
+        self == Self::zero()
+    }
+    /// `self == 1`, exactly.
+    fn is_one(self) -> bool {
+        self == Self::one()
+    }
+}
+
+/// An A×B element combination gemm can multiply: it names the slot of the context
+/// ([`Cntx`]) that holds its microkernel and blocksizes. C, alpha and beta are `Self::Acc`.
+pub trait GemmPair<B: Element>: Element {
+    /// This pair's kernel entry in a context.
+    fn kernel(cntx: &Cntx) -> &GemmKernel<Self, B>;
+    /// Mutable access, used by [`Cntx::with_blocksizes`].
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<Self, B>;
+}
+
+macro_rules! real_scalar {
+    ($t:ty, $letter:literal) => {
+        impl Element for $t {
+            type Acc = $t;
+            const LETTER: char = $letter;
+            fn zero() -> Self {
+                0.0
+            }
+            fn conj(self) -> Self {
+                self
+            }
+        }
+        impl Scalar for $t {
+            const IS_COMPLEX: bool = false;
+            const UNIT_ROUNDOFF: f64 = <$t>::EPSILON as f64 / 2.0;
+            fn one() -> Self {
+                1.0
+            }
+            fn from_parts(re: f64, _im: f64) -> Self {
+                re as $t
+            }
+            fn abs1(self) -> f64 {
+                self.abs() as f64
+            }
+            fn has_nan(self) -> bool {
+                self.is_nan()
+            }
+        }
+    };
+}
+
+macro_rules! complex_scalar {
+    ($t:ty, $re:ty, $letter:literal) => {
+        impl Element for $t {
+            type Acc = $t;
+            const LETTER: char = $letter;
+            fn zero() -> Self {
+                <$t>::new(0.0, 0.0)
+            }
+            fn conj(self) -> Self {
+                <$t>::new(self.re, -self.im)
+            }
+        }
+        impl Scalar for $t {
+            const IS_COMPLEX: bool = true;
+            const UNIT_ROUNDOFF: f64 = <$re>::EPSILON as f64 / 2.0;
+            fn one() -> Self {
+                <$t>::new(1.0, 0.0)
+            }
+            fn from_parts(re: f64, im: f64) -> Self {
+                <$t>::new(re as $re, im as $re)
+            }
+            fn abs1(self) -> f64 {
+                self.re.abs() as f64 + self.im.abs() as f64
+            }
+            fn has_nan(self) -> bool {
+                self.re.is_nan() || self.im.is_nan()
+            }
+        }
+    };
+}
+
+real_scalar!(f32, 's');
+real_scalar!(f64, 'd');
+complex_scalar!(c32, f32, 'c');
+complex_scalar!(c64, f64, 'z');
+
+impl GemmPair<f32> for f32 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<f32, f32> {
+        &cntx.sgemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<f32, f32> {
+        &mut cntx.sgemm
+    }
+}
+impl GemmPair<f64> for f64 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<f64, f64> {
+        &cntx.dgemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<f64, f64> {
+        &mut cntx.dgemm
+    }
+}
+impl GemmPair<c32> for c32 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<c32, c32> {
+        &cntx.cgemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<c32, c32> {
+        &mut cntx.cgemm
+    }
+}
+impl GemmPair<c64> for c64 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<c64, c64> {
+        &cntx.zgemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<c64, c64> {
+        &mut cntx.zgemm
+    }
+}

@@ -1,0 +1,62 @@
+//! Microkernels, one folder per kernel set, and the contract they all implement.
+//!
+//! A gemm microkernel computes one MR×NR tile of C from one packed micropanel of A and one
+//! of B:
+//!
+//! ```text
+//!     C[0..MR, 0..NR] := alpha · Ap · Bp + beta · C[0..MR, 0..NR]
+//! ```
+//!
+//! * `Ap` is MR×k, packed column after column: `a[p*MR + i]` is row i of column p.
+//! * `Bp` is k×NR, packed row after row: `b[p*NR + j]` is column j of row p.
+//! * C is addressed with the strides given (`c + i*rs_c + j*cs_c`); a kernel must accept any
+//!   strides and is fastest for its preferred storage (`GemmKernel::prefers_rows`).
+//! * **beta == 0 means C is not read**: NaN or Inf in C is overwritten, not propagated.
+//! * The tile is always full: the framework zero-pads packed panels and routes edge tiles
+//!   through a scratch tile, so a kernel has no edge cases.
+//! * `a_next` / `b_next` point at the micropanels the next call will use (for prefetching;
+//!   they may equal `a` / `b` and must never be dereferenced past their panels).
+//!
+//! The full contract, with drawings, is `docs/KernelsHowTo.md`.
+
+use crate::types::Element;
+
+pub mod reference;
+
+/// The largest tile (MR·NR) a kernel may declare; the framework's scratch tile for edges
+/// lives on the stack and is this big.
+pub const MAX_TILE_ELEMS: usize = 1024;
+
+/// Arguments of one microkernel call (see the module docs for their meaning).
+#[derive(Debug)]
+pub struct GemmUkrArgs<A: Element, B: Element> {
+    /// Depth of the update: columns of `a`, rows of `b`.
+    pub k: usize,
+    /// Scale of the product.
+    pub alpha: A::Acc,
+    /// Packed MR×k micropanel of A.
+    pub a: *const A,
+    /// Packed k×NR micropanel of B.
+    pub b: *const B,
+    /// Scale of C's old value; 0 means C is write-only.
+    pub beta: A::Acc,
+    /// Element (0, 0) of the MR×NR tile of C.
+    pub c: *mut A::Acc,
+    /// Row stride of C, in elements.
+    pub rs_c: isize,
+    /// Column stride of C, in elements.
+    pub cs_c: isize,
+    /// The A micropanel of the next call, for prefetching.
+    pub a_next: *const A,
+    /// The B micropanel of the next call, for prefetching.
+    pub b_next: *const B,
+}
+
+/// A gemm microkernel.
+///
+/// # Safety (for callers)
+/// `a` must point at `MR*k` readable elements, `b` at `k*NR`, and every `c + i*rs_c +
+/// j*cs_c` (`i < MR`, `j < NR`) must be writable (and readable unless `beta == 0`), with
+/// MR and NR those the kernel was registered with; the CPU must have the features of the
+/// configuration that registered it.
+pub type GemmUkr<A, B> = unsafe fn(&GemmUkrArgs<A, B>);

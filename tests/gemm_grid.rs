@@ -1,0 +1,186 @@
+//! gemm against the reference over the full parameter grid, on every configuration this
+//! machine supports: dtypes × op(A), op(B) × storage of C, A, B × alpha/beta classes × sizes
+//! around MR, NR, KC, MC, NC (with shrunken cache blocksizes, so the edges are cheap), plus
+//! 0 and 1, and the BLAS special cases (NaN in C with beta = 0, NaN in A/B with alpha = 0).
+
+mod harness;
+
+use harness::{
+    Case, OPS, SCALAR_CLASSES, STORAGES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks,
+    run_case,
+};
+use oxblis::check::{Rng, Values};
+use oxblis::{Blocksizes, Cntx, c32, c64};
+
+fn for_each_dtype(f: &mut dyn FnMut(&dyn Fn(&Cntx, &Case, u64), char)) {
+    f(&|c, case, seed| run_case::<f32>(c, None, case, seed), 's');
+    f(&|c, case, seed| run_case::<f64>(c, None, case, seed), 'd');
+    f(&|c, case, seed| run_case::<c32>(c, None, case, seed), 'c');
+    f(&|c, case, seed| run_case::<c64>(c, None, case, seed), 'z');
+}
+
+/// Every op(A) × op(B) × storage of C, A and B, at sizes that leave edge tiles in both
+/// dimensions and cross the (shrunken) KC, MC and NC blocks.
+#[test]
+fn every_op_and_storage_combination() {
+    for (_, tiny) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
+            let mut seed = 0;
+            for op_a in OPS {
+                for op_b in OPS {
+                    for st_c in STORAGES {
+                        for st_a in STORAGES {
+                            for st_b in STORAGES {
+                                seed += 1;
+                                let case = Case {
+                                    op_a,
+                                    op_b,
+                                    st_c,
+                                    st_a,
+                                    st_b,
+                                    ..Case::new(2 * mr + 3, 2 * nr + 1, 7)
+                                };
+                                run(&tiny, &case, seed);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Sizes 0, 1 and either side of MR/NR/MC/NC/KC (and their multiples), with random op()s,
+/// storages and scalar classes.
+#[test]
+fn sizes_around_every_blocksize() {
+    for (_, tiny) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
+            let (mc, nc, kc) = (2 * mr, 2 * nr, 3);
+            let ms = [0, 1, mr - 1, mr, mr + 1, mc - 1, mc, mc + 1, 2 * mc + 1];
+            let ns = [0, 1, nr - 1, nr, nr + 1, nc - 1, nc, nc + 1, 2 * nc + 1];
+            let ks = [0, 1, kc - 1, kc, kc + 1, 2 * kc + 1];
+            let mut rng = Rng::new(7);
+            let mut seed = 1000;
+            for m in ms {
+                for n in ns {
+                    for k in ks {
+                        seed += 1;
+                        run(&tiny, &Case::random(&mut rng, m, n, k), seed);
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Every alpha × beta class with every op(A) × op(B), in the default and the tiny blocking.
+#[test]
+fn every_alpha_beta_class() {
+    for (full, tiny) in contexts_with_tiny_blocks() {
+        for cntx in [&full, &tiny] {
+            for_each_dtype(&mut |run, _| {
+                let mut rng = Rng::new(11);
+                let mut seed = 2000;
+                for alpha in SCALAR_CLASSES {
+                    for beta in SCALAR_CLASSES {
+                        for op_a in OPS {
+                            for op_b in OPS {
+                                seed += 1;
+                                let case = Case {
+                                    alpha,
+                                    beta,
+                                    op_a,
+                                    op_b,
+                                    ..Case::random(&mut rng, 13, 11, 9)
+                                };
+                                run(cntx, &case, seed);
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// beta = 0 overwrites C without reading it: NaN in C must not survive (and must not leak
+/// into the padding around C either).
+#[test]
+fn nan_in_c_is_overwritten_when_beta_is_zero() {
+    for (full, tiny) in contexts_with_tiny_blocks() {
+        for cntx in [&full, &tiny] {
+            for_each_dtype(&mut |run, _| {
+                let mut rng = Rng::new(13);
+                for (seed, st_c) in STORAGES.into_iter().enumerate() {
+                    for alpha in SCALAR_CLASSES {
+                        for (m, n, k) in [(9, 7, 5), (1, 1, 1), (17, 3, 0)] {
+                            let case = Case {
+                                st_c,
+                                alpha,
+                                beta: ScalarClass::Zero,
+                                nan_in_c: true,
+                                ..Case::random(&mut rng, m, n, k)
+                            };
+                            run(cntx, &case, 3000 + seed as u64);
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// alpha = 0 or k = 0: A and B are never read, so NaN in them cannot reach C; C := beta·C.
+#[test]
+fn nan_in_a_and_b_is_ignored_when_alpha_or_k_is_zero() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, _| {
+            let mut rng = Rng::new(17);
+            for beta in SCALAR_CLASSES {
+                for (alpha, k) in [(ScalarClass::Zero, 6), (ScalarClass::Random, 0)] {
+                    let case = Case {
+                        alpha,
+                        beta,
+                        nan_in_ab: true,
+                        ..Case::random(&mut rng, 10, 6, k)
+                    };
+                    run(&full, &case, 4000);
+                }
+            }
+        });
+    }
+}
+
+/// Real-valued random data at the default blocksizes, with sizes crossing KC and MC, judged
+/// by the rounding-error bound rather than exactly.
+#[test]
+fn uniform_data_at_default_blocksizes() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let bs = blocksizes_of(&full, letter);
+            let mut rng = Rng::new(19);
+            for (m, n, k) in [(bs.mc + 3, 21, bs.kc + 5), (37, 45, 2 * bs.kc + 1), (5, 3, 1000)] {
+                let case = Case {
+                    values: Values::Uniform,
+                    ..Case::random(&mut rng, m, n, k)
+                };
+                run(&full, &case, 5000);
+            }
+        });
+    }
+}
+
+/// A problem wider than the default NC (two jc iterations), kept cheap by small m and k.
+#[test]
+fn wider_than_nc_at_default_blocksizes() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let nc = blocksizes_of(&full, letter).nc;
+            let mut rng = Rng::new(23);
+            run(&full, &Case::random(&mut rng, 5, nc + 3, 4), 6000);
+        });
+    }
+}
