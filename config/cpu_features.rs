@@ -256,7 +256,9 @@ mod tests {
         };
         assert_eq!(
             decode(w),
-            Features::AMX_TILE.union(Features::AMX_BF16).union(Features::AMX_INT8)
+            Features::AMX_TILE
+                .union(Features::AMX_BF16)
+                .union(Features::AMX_INT8)
         );
     }
 

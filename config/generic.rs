@@ -33,7 +33,13 @@ fn reference_kernel<T: Scalar + GemmPair<T>, const MR: usize, const NR: usize>(
     mc: usize,
     nc: usize,
 ) -> GemmKernel<T, T> {
-    let bs = Blocksizes { mr: MR, nr: NR, kc, mc, nc };
+    let bs = Blocksizes {
+        mr: MR,
+        nr: NR,
+        kc,
+        mc,
+        nc,
+    };
     // SAFETY: the reference kernel is portable Rust (no CPU feature needed) and is
     // instantiated with exactly this entry's MR and NR.
     unsafe { GemmKernel::new(name, reference::gemm_ukr::<T, MR, NR>, false, bs) }

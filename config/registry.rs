@@ -22,7 +22,10 @@ pub fn select(registry: &[SubConfig], cpu: Features, forced: Option<&str>) -> Re
             .join(", ")
     };
     if let Some(wanted) = forced {
-        let Some(index) = registry.iter().position(|c| c.name.eq_ignore_ascii_case(wanted)) else {
+        let Some(index) = registry
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(wanted))
+        else {
             return Err(Error::new(
                 ErrorKind::Config,
                 format!(
@@ -49,7 +52,10 @@ pub fn select(registry: &[SubConfig], cpu: Features, forced: Option<&str>) -> Re
         .ok_or_else(|| {
             Error::new(
                 ErrorKind::Config,
-                format!("no configuration supports this CPU ({cpu}); this build has: {}", names()),
+                format!(
+                    "no configuration supports this CPU ({cpu}); this build has: {}",
+                    names()
+                ),
             )
         })
 }
@@ -121,6 +127,9 @@ mod tests {
             cntx.validate().unwrap();
             assert_eq!(cntx.name(), config.name);
         }
-        assert!(REGISTRY.last().unwrap().requires.is_empty(), "generic must come last");
+        assert!(
+            REGISTRY.last().unwrap().requires.is_empty(),
+            "generic must come last"
+        );
     }
 }

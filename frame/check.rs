@@ -3,7 +3,7 @@
 //! BLAS semantics, and the error bound results are judged by. Nothing in the compute path
 //! uses this module.
 
-use crate::types::Scalar;
+use crate::types::{Element, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// SplitMix64: small, fast, reproducible from a seed; statistical quality is ample for tests.
@@ -85,8 +85,16 @@ pub fn gemm_reference<T: Scalar>(a: &MatRef<T>, b: &MatRef<T>, c: &mut MatMut<T>
                     abs_sum += x.abs1() * y.abs1();
                 }
             }
-            let old = if beta.is_zero() { T::zero() } else { c.get(i, j).unwrap() };
-            let new = if beta.is_zero() { alpha * sum } else { alpha * sum + beta * old };
+            let old = if beta.is_zero() {
+                T::zero()
+            } else {
+                c.get(i, j).unwrap()
+            };
+            let new = if beta.is_zero() {
+                alpha * sum
+            } else {
+                alpha * sum + beta * old
+            };
             magnitude.push(alpha.abs1() * abs_sum + beta.abs1() * old.abs1());
             let p = c.ptr_at(i, j);
             // SAFETY: (i, j) is in range of the exclusively borrowed view.
@@ -104,4 +112,219 @@ pub fn gemm_reference<T: Scalar>(a: &MatRef<T>, b: &MatRef<T>, c: &mut MatMut<T>
 pub fn tolerance<T: Scalar>(k: usize, magnitude: f64) -> f64 {
     let slack = if T::IS_COMPLEX { 4.0 } else { 2.0 };
     slack * (k as f64 + 2.0) * T::UNIT_ROUNDOFF * magnitude
+}
+
+/// op() applied to a stored operand, with its BLAS letter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// As stored (`n`).
+    N,
+    /// Transposed (`t`).
+    T,
+    /// Conjugate-transposed (`c`).
+    C,
+    /// Conjugated, not transposed (`r`, as BLIS calls it).
+    R,
+}
+
+impl Op {
+    /// Every op().
+    pub const ALL: [Op; 4] = [Op::N, Op::T, Op::C, Op::R];
+
+    /// Applies this op() to a view, without copying.
+    pub fn apply<T: Element>(self, v: MatRef<'_, T>) -> MatRef<'_, T> {
+        match self {
+            Op::N => v,
+            Op::T => v.t(),
+            Op::C => v.h(),
+            Op::R => v.conj(),
+        }
+    }
+
+    /// The stored shape of an operand whose op() is `rows`×`cols`.
+    pub fn stored_shape(self, rows: usize, cols: usize) -> (usize, usize) {
+        match self {
+            Op::N | Op::R => (rows, cols),
+            Op::T | Op::C => (cols, rows),
+        }
+    }
+
+    /// BLIS's letter for it.
+    pub fn letter(self) -> char {
+        match self {
+            Op::N => 'n',
+            Op::T => 't',
+            Op::C => 'c',
+            Op::R => 'r',
+        }
+    }
+}
+
+/// How a test matrix is laid out in its buffer. Every scheme leaves padding around or
+/// between the elements, so a stray write is visible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Column-major (`c`), ld = rows + 3.
+    Col,
+    /// Row-major (`r`), ld = cols + 2.
+    Row,
+    /// General (`g`): rs = 2, cs = 2·rows + 3, neither stride 1.
+    Gen,
+    /// Row-major stored bottom-up (`v`): rs = -(cols + 1), cs = 1.
+    Neg,
+}
+
+impl Storage {
+    /// Every scheme.
+    pub const ALL: [Storage; 4] = [Storage::Col, Storage::Row, Storage::Gen, Storage::Neg];
+
+    /// (row stride, column stride, buffer length) for a `rows`×`cols` matrix; the buffer
+    /// has a few spare elements after the matrix too.
+    pub fn layout(self, rows: usize, cols: usize) -> (isize, isize, usize) {
+        let (r, c) = (rows as isize, cols as isize);
+        let (rs, cs) = match self {
+            Storage::Col => (1, r + 3),
+            Storage::Row => (c + 2, 1),
+            Storage::Gen => (2, 2 * r + 3),
+            Storage::Neg => (-(c + 1), 1),
+        };
+        let span = if rows == 0 || cols == 0 {
+            0
+        } else {
+            (r - 1) * rs.abs() + (c - 1) * cs.abs() + 1
+        };
+        (rs, cs, span as usize + 5)
+    }
+
+    /// The scheme's letter.
+    pub fn letter(self) -> char {
+        match self {
+            Storage::Col => 'c',
+            Storage::Row => 'r',
+            Storage::Gen => 'g',
+            Storage::Neg => 'v',
+        }
+    }
+
+    /// The scheme with this letter.
+    pub fn from_letter(letter: char) -> Option<Storage> {
+        Storage::ALL.into_iter().find(|s| s.letter() == letter)
+    }
+}
+
+/// A random matrix in a padded buffer with a given storage scheme.
+#[derive(Clone, Debug)]
+pub struct TestMatrix<T> {
+    /// The whole buffer, padding included.
+    pub buf: Vec<T>,
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Row stride.
+    pub rs: isize,
+    /// Column stride.
+    pub cs: isize,
+}
+
+impl<T: Scalar> TestMatrix<T> {
+    /// A `rows`×`cols` matrix stored as `storage`, every buffer element (padding too) random.
+    pub fn random(
+        rng: &mut Rng,
+        values: Values,
+        rows: usize,
+        cols: usize,
+        storage: Storage,
+    ) -> Self {
+        let (rs, cs, len) = storage.layout(rows, cols);
+        let mut buf = vec![T::zero(); len];
+        rng.fill(values, &mut buf);
+        TestMatrix {
+            buf,
+            rows,
+            cols,
+            rs,
+            cs,
+        }
+    }
+
+    /// A read-only view of the matrix.
+    pub fn view(&self) -> MatRef<'_, T> {
+        MatRef::strided(&self.buf, self.rows, self.cols, self.rs, self.cs)
+            .expect("layout fits its buffer")
+    }
+
+    /// A mutable view of the matrix.
+    pub fn view_mut(&mut self) -> MatMut<'_, T> {
+        MatMut::strided(&mut self.buf, self.rows, self.cols, self.rs, self.cs)
+            .expect("layout fits its buffer")
+    }
+
+    /// Buffer index of element (i, j).
+    pub fn index(&self, i: usize, j: usize) -> usize {
+        let lowest = |d: usize, s: isize| if s < 0 { (d as isize - 1) * -s } else { 0 };
+        let origin = lowest(self.rows, self.rs) + lowest(self.cols, self.cs);
+        (origin + i as isize * self.rs + j as isize * self.cs) as usize
+    }
+
+    /// Whether buffer index `idx` holds an element of the matrix (not padding).
+    pub fn inside_mask(&self) -> Vec<bool> {
+        let mut inside = vec![false; self.buf.len()];
+        for j in 0..self.cols {
+            for i in 0..self.rows {
+                inside[self.index(i, j)] = true;
+            }
+        }
+        inside
+    }
+}
+
+/// How a computed C compares with the reference computed on an identical copy.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Comparison {
+    /// The largest `|computed - reference| / tolerance` over C's elements: 0 when they agree
+    /// exactly, at most 1 within the rounding bound, infinite when an element that should be
+    /// exact (zero magnitude) differs or either is NaN where the other is not.
+    pub residual: f64,
+    /// The first buffer index outside C whose value changed, if any.
+    pub wrote_outside: Option<usize>,
+}
+
+/// Compares `got` with `want` (both copies of `original`, the buffer before the call), using
+/// the per-element magnitudes from [`gemm_reference`] and depth `k`.
+pub fn compare<T: Scalar>(
+    got: &TestMatrix<T>,
+    want: &TestMatrix<T>,
+    original: &[T],
+    magnitude: &[f64],
+    k: usize,
+) -> Comparison {
+    let mut residual: f64 = 0.0;
+    for j in 0..got.cols {
+        for i in 0..got.rows {
+            let idx = got.index(i, j);
+            let (x, y) = (got.buf[idx], want.buf[idx]);
+            if x == y {
+                continue;
+            }
+            let err = (x - y).abs1();
+            let tol = tolerance::<T>(k, magnitude[j * got.rows + i]);
+            residual = residual.max(if err.is_nan() || tol == 0.0 {
+                f64::INFINITY
+            } else {
+                err / tol
+            });
+        }
+    }
+    let same = |x: T, y: T| x == y || (x.has_nan() && y.has_nan());
+    let wrote_outside = got
+        .inside_mask()
+        .iter()
+        .enumerate()
+        .find(|&(idx, &inside)| !inside && !same(got.buf[idx], original[idx]))
+        .map(|(idx, _)| idx);
+    Comparison {
+        residual,
+        wrote_outside,
+    }
 }

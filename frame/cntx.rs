@@ -103,19 +103,29 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             ))
         };
         if mr == 0 || nr == 0 || mr * nr > MAX_TILE_ELEMS {
-            return bad(format!("MR×NR = {mr}×{nr} must be non-empty and at most {MAX_TILE_ELEMS} elements"));
+            return bad(format!(
+                "MR×NR = {mr}×{nr} must be non-empty and at most {MAX_TILE_ELEMS} elements"
+            ));
         }
         if kc == 0 {
             return bad("KC must be at least 1".into());
         }
         if mc == 0 || mc % mr != 0 {
-            return bad(format!("MC = {mc} must be a positive multiple of MR = {mr}"));
+            return bad(format!(
+                "MC = {mc} must be a positive multiple of MR = {mr}"
+            ));
         }
         if nc == 0 || nc % nr != 0 {
-            return bad(format!("NC = {nc} must be a positive multiple of NR = {nr}"));
+            return bad(format!(
+                "NC = {nc} must be a positive multiple of NR = {nr}"
+            ));
         }
-        let a_bytes = mc.checked_mul(kc).and_then(|e| e.checked_mul(size_of::<A>()));
-        let b_bytes = nc.checked_mul(kc).and_then(|e| e.checked_mul(size_of::<B>()));
+        let a_bytes = mc
+            .checked_mul(kc)
+            .and_then(|e| e.checked_mul(size_of::<A>()));
+        let b_bytes = nc
+            .checked_mul(kc)
+            .and_then(|e| e.checked_mul(size_of::<B>()));
         match (a_bytes, b_bytes) {
             (Some(a), Some(b)) if a <= MAX_PACKED_BYTES && b <= MAX_PACKED_BYTES => Ok(()),
             _ => bad(format!(

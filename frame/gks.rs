@@ -33,7 +33,12 @@ pub(crate) fn gks() -> &'static Gks {
         let forced = std::env::var("BLIS_ARCH_TYPE")
             .ok()
             .filter(|name| !name.trim().is_empty());
-        let gks = Gks::new(REGISTRY, Features::detect(), Features::compiled_baseline(), forced);
+        let gks = Gks::new(
+            REGISTRY,
+            Features::detect(),
+            Features::compiled_baseline(),
+            forced,
+        );
         if std::env::var("BLIS_ARCH_DEBUG").is_ok_and(|v| v.trim() == "1") {
             eprintln!("{}", RuntimeReport::from_gks(&gks));
         }
@@ -63,7 +68,9 @@ impl Gks {
             ))
         } else {
             select(registry, cpu, forced.as_deref()).and_then(|index| {
-                let cntx = contexts[index].as_ref().expect("selected configurations are supported");
+                let cntx = contexts[index]
+                    .as_ref()
+                    .expect("selected configurations are supported");
                 cntx.validate().map(|()| index)
             })
         };
@@ -106,7 +113,10 @@ pub fn context_named(name: &str) -> Result<&'static Cntx> {
         .find(|cntx| cntx.name() == gks.registry[index].name)
         .ok_or_else(|| match gks.chosen() {
             Err(e) => e,
-            Ok(_) => Error::new(ErrorKind::Config, format!("configuration {name} is unavailable")),
+            Ok(_) => Error::new(
+                ErrorKind::Config,
+                format!("configuration {name} is unavailable"),
+            ),
         })
 }
 
@@ -137,7 +147,12 @@ mod tests {
 
     #[test]
     fn a_binary_built_for_more_than_the_cpu_has_refuses_clearly() {
-        let gks = Gks::new(&[GENERIC], Features::SSE2, Features::SSE2.union(Features::AVX2), None);
+        let gks = Gks::new(
+            &[GENERIC],
+            Features::SSE2,
+            Features::SSE2.union(Features::AVX2),
+            None,
+        );
         let e = gks.chosen().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Config);
         assert!(e.message().contains("lacks avx2"), "{e}");
@@ -146,16 +161,35 @@ mod tests {
 
     #[test]
     fn forced_names_are_honoured_or_refused() {
-        let gks = Gks::new(&[GENERIC], Features::NONE, Features::NONE, Some("Generic".into()));
+        let gks = Gks::new(
+            &[GENERIC],
+            Features::NONE,
+            Features::NONE,
+            Some("Generic".into()),
+        );
         assert_eq!(gks.chosen().unwrap().name(), "generic");
-        let gks = Gks::new(&[GENERIC], Features::NONE, Features::NONE, Some("zen9".into()));
-        assert!(gks.chosen().unwrap_err().message().contains("BLIS_ARCH_TYPE=zen9"));
+        let gks = Gks::new(
+            &[GENERIC],
+            Features::NONE,
+            Features::NONE,
+            Some("zen9".into()),
+        );
+        assert!(
+            gks.chosen()
+                .unwrap_err()
+                .message()
+                .contains("BLIS_ARCH_TYPE=zen9")
+        );
     }
 
     #[test]
     fn the_process_context_is_supported() {
         let chosen = context().unwrap();
-        assert!(supported_contexts().iter().any(|c| c.name() == chosen.name()));
+        assert!(
+            supported_contexts()
+                .iter()
+                .any(|c| c.name() == chosen.name())
+        );
         assert_eq!(context_named("generic").unwrap().name(), "generic");
         assert!(context_named("nonsense").is_err());
     }

@@ -32,7 +32,10 @@ unsafe impl Send for Block {}
 
 impl Block {
     fn allocate(bytes: usize) -> Result<Block> {
-        let rounded = bytes.max(1).checked_next_multiple_of(ALIGN).ok_or_else(|| oom(bytes))?;
+        let rounded = bytes
+            .max(1)
+            .checked_next_multiple_of(ALIGN)
+            .ok_or_else(|| oom(bytes))?;
         let layout = Layout::from_size_align(rounded, ALIGN).map_err(|_| oom(bytes))?;
         let bytes = rounded;
         // SAFETY: the layout has a non-zero size.
@@ -97,7 +100,9 @@ impl PackBuf {
 
 impl Drop for PackBuf {
     fn drop(&mut self) {
-        let Some(block) = self.block.take() else { return };
+        let Some(block) = self.block.take() else {
+            return;
+        };
         let mut free = FREE.lock();
         if free.len() < MAX_POOLED {
             if free.capacity() == 0 {

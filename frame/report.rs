@@ -104,7 +104,12 @@ impl fmt::Display for RuntimeReport {
             } else {
                 format!("unsupported, lacks {}", c.missing)
             };
-            writeln!(f, "    {:<16} needs {:<40} {status}", c.name, c.requires.to_string())?;
+            writeln!(
+                f,
+                "    {:<16} needs {:<40} {status}",
+                c.name,
+                c.requires.to_string()
+            )?;
         }
         match &self.forced {
             Some(name) => writeln!(f, "  BLIS_ARCH_TYPE : {name}")?,

@@ -116,11 +116,44 @@ mod tests {
         assert!(Rntm::new().with_num_threads(4).is_ok());
         let e = Rntm::new().with_num_threads(0).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidRntm);
-        let ways = Ways { jc: 2, pc: 1, ic: 0, jr: 1, ir: 1 };
-        assert!(Rntm::new().with_ways(ways).unwrap_err().message().contains("ic ways"));
-        let huge = Ways { jc: usize::MAX, pc: 2, ic: 1, jr: 1, ir: 1 };
-        assert!(Rntm::new().with_ways(huge).unwrap_err().message().contains("product"));
-        let fine = Ways { jc: 2, pc: 1, ic: 2, jr: 1, ir: 1 };
-        assert_eq!(Rntm::new().with_ways(fine).unwrap().threading(), Threading::Ways(fine));
+        let ways = Ways {
+            jc: 2,
+            pc: 1,
+            ic: 0,
+            jr: 1,
+            ir: 1,
+        };
+        assert!(
+            Rntm::new()
+                .with_ways(ways)
+                .unwrap_err()
+                .message()
+                .contains("ic ways")
+        );
+        let huge = Ways {
+            jc: usize::MAX,
+            pc: 2,
+            ic: 1,
+            jr: 1,
+            ir: 1,
+        };
+        assert!(
+            Rntm::new()
+                .with_ways(huge)
+                .unwrap_err()
+                .message()
+                .contains("product")
+        );
+        let fine = Ways {
+            jc: 2,
+            pc: 1,
+            ic: 2,
+            jr: 1,
+            ir: 1,
+        };
+        assert_eq!(
+            Rntm::new().with_ways(fine).unwrap().threading(),
+            Threading::Ways(fine)
+        );
     }
 }

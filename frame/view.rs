@@ -46,12 +46,22 @@ fn extent(
             ),
         )
     };
-    let span = |d: usize, s: isize| -> Option<isize> { isize::try_from(d - 1).ok()?.checked_mul(s) };
+    let span =
+        |d: usize, s: isize| -> Option<isize> { isize::try_from(d - 1).ok()?.checked_mul(s) };
     let row_span = span(m, rs).ok_or_else(overflow)?;
     let col_span = span(n, cs).ok_or_else(overflow)?;
-    let lo = row_span.min(0).checked_add(col_span.min(0)).ok_or_else(overflow)?;
-    let hi = row_span.max(0).checked_add(col_span.max(0)).ok_or_else(overflow)?;
-    let elems = hi.checked_sub(lo).and_then(|d| d.checked_add(1)).ok_or_else(overflow)?;
+    let lo = row_span
+        .min(0)
+        .checked_add(col_span.min(0))
+        .ok_or_else(overflow)?;
+    let hi = row_span
+        .max(0)
+        .checked_add(col_span.max(0))
+        .ok_or_else(overflow)?;
+    let elems = hi
+        .checked_sub(lo)
+        .and_then(|d| d.checked_add(1))
+        .ok_or_else(overflow)?;
     elems
         .checked_mul(isize::try_from(elem_bytes).map_err(|_| overflow())?)
         .ok_or_else(overflow)?;
@@ -90,11 +100,18 @@ fn check_ld(who: &str, ld: usize, inner: usize, inner_name: &str) -> Result<isiz
     if ld < inner.max(1) {
         return Err(Error::new(
             ErrorKind::InvalidView,
-            format!("{who}: ld = {ld} must be at least max(1, {inner_name}) = {}", inner.max(1)),
+            format!(
+                "{who}: ld = {ld} must be at least max(1, {inner_name}) = {}",
+                inner.max(1)
+            ),
         ));
     }
-    isize::try_from(ld)
-        .map_err(|_| Error::new(ErrorKind::InvalidView, format!("{who}: ld = {ld} overflows isize")))
+    isize::try_from(ld).map_err(|_| {
+        Error::new(
+            ErrorKind::InvalidView,
+            format!("{who}: ld = {ld} overflows isize"),
+        )
+    })
 }
 
 /// A read-only strided view of an operand, with its op() and scalar. See the module docs.
@@ -267,7 +284,10 @@ impl<'a, T: Element> MatRef<'a, T> {
     /// The `m`×`n` sub-view starting at (i0, j0), with the same op() and scalar.
     /// Panics (a bug in the caller, caught at the API boundary) if it does not fit.
     pub(crate) fn submatrix(&self, i0: usize, j0: usize, m: usize, n: usize) -> Self {
-        assert!(i0 + m <= self.m && j0 + n <= self.n, "submatrix out of range");
+        assert!(
+            i0 + m <= self.m && j0 + n <= self.n,
+            "submatrix out of range"
+        );
         let offset = i0 as isize * self.rs + j0 as isize * self.cs;
         MatRef {
             ptr: self.ptr.wrapping_offset(offset),
@@ -279,7 +299,14 @@ impl<'a, T: Element> MatRef<'a, T> {
 
     /// The byte addresses the view touches, both inclusive; `None` if empty.
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
-        byte_span(self.ptr as usize, self.m, self.n, self.rs, self.cs, size_of::<T>())
+        byte_span(
+            self.ptr as usize,
+            self.m,
+            self.n,
+            self.rs,
+            self.cs,
+            size_of::<T>(),
+        )
     }
 }
 
@@ -439,13 +466,17 @@ impl<'a, T: Scalar> MatMut<'a, T> {
 
     /// Pointer to element (i, j) (not dereferenced here).
     pub(crate) fn ptr_at(&self, i: usize, j: usize) -> *mut T {
-        self.ptr.wrapping_offset(i as isize * self.rs + j as isize * self.cs)
+        self.ptr
+            .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
     }
 
     /// The `m`×`n` sub-view starting at (i0, j0), with the same beta.
     /// Panics (a bug in the caller, caught at the API boundary) if it does not fit.
     pub(crate) fn submatrix(&mut self, i0: usize, j0: usize, m: usize, n: usize) -> MatMut<'_, T> {
-        assert!(i0 + m <= self.m && j0 + n <= self.n, "submatrix out of range");
+        assert!(
+            i0 + m <= self.m && j0 + n <= self.n,
+            "submatrix out of range"
+        );
         MatMut {
             ptr: self.ptr_at(i0, j0),
             m,
@@ -457,7 +488,14 @@ impl<'a, T: Scalar> MatMut<'a, T> {
 
     /// The byte addresses the view touches, both inclusive; `None` if empty.
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
-        byte_span(self.ptr as usize, self.m, self.n, self.rs, self.cs, size_of::<T>())
+        byte_span(
+            self.ptr as usize,
+            self.m,
+            self.n,
+            self.rs,
+            self.cs,
+            size_of::<T>(),
+        )
     }
 }
 
@@ -473,7 +511,11 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::InvalidView);
         assert!(e.message().contains("ld = 2"), "{e}");
         let e = MatRef::col_major(&data, 4, 4, 4).unwrap_err();
-        assert!(e.message().contains("spans 16 elements but the slice has 12"), "{e}");
+        assert!(
+            e.message()
+                .contains("spans 16 elements but the slice has 12"),
+            "{e}"
+        );
         // The last column need not be padded to ld.
         assert!(MatRef::col_major(&data[..11], 3, 4, 3).is_err());
         assert!(MatRef::col_major(&data[..11], 2, 4, 3).is_ok());

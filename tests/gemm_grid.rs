@@ -6,13 +6,16 @@
 mod harness;
 
 use harness::{
-    Case, OPS, SCALAR_CLASSES, STORAGES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks,
-    run_case,
+    Case, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, run_case,
 };
-use oxblis::check::{Rng, Values};
+use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, c32, c64};
 
-fn for_each_dtype(f: &mut dyn FnMut(&dyn Fn(&Cntx, &Case, u64), char)) {
+/// Runs one case for one dtype.
+type Runner<'a> = &'a dyn Fn(&Cntx, &Case, u64);
+
+/// Calls `f` once per dtype with that dtype's runner and BLAS letter.
+fn for_each_dtype(f: &mut dyn FnMut(Runner, char)) {
     f(&|c, case, seed| run_case::<f32>(c, None, case, seed), 's');
     f(&|c, case, seed| run_case::<f64>(c, None, case, seed), 'd');
     f(&|c, case, seed| run_case::<c32>(c, None, case, seed), 'c');
@@ -27,11 +30,11 @@ fn every_op_and_storage_combination() {
         for_each_dtype(&mut |run, letter| {
             let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
             let mut seed = 0;
-            for op_a in OPS {
-                for op_b in OPS {
-                    for st_c in STORAGES {
-                        for st_a in STORAGES {
-                            for st_b in STORAGES {
+            for op_a in Op::ALL {
+                for op_b in Op::ALL {
+                    for st_c in Storage::ALL {
+                        for st_a in Storage::ALL {
+                            for st_b in Storage::ALL {
                                 seed += 1;
                                 let case = Case {
                                     op_a,
@@ -86,8 +89,8 @@ fn every_alpha_beta_class() {
                 let mut seed = 2000;
                 for alpha in SCALAR_CLASSES {
                     for beta in SCALAR_CLASSES {
-                        for op_a in OPS {
-                            for op_b in OPS {
+                        for op_a in Op::ALL {
+                            for op_b in Op::ALL {
                                 seed += 1;
                                 let case = Case {
                                     alpha,
@@ -114,7 +117,7 @@ fn nan_in_c_is_overwritten_when_beta_is_zero() {
         for cntx in [&full, &tiny] {
             for_each_dtype(&mut |run, _| {
                 let mut rng = Rng::new(13);
-                for (seed, st_c) in STORAGES.into_iter().enumerate() {
+                for (seed, st_c) in Storage::ALL.into_iter().enumerate() {
                     for alpha in SCALAR_CLASSES {
                         for (m, n, k) in [(9, 7, 5), (1, 1, 1), (17, 3, 0)] {
                             let case = Case {
@@ -162,7 +165,11 @@ fn uniform_data_at_default_blocksizes() {
         for_each_dtype(&mut |run, letter| {
             let bs = blocksizes_of(&full, letter);
             let mut rng = Rng::new(19);
-            for (m, n, k) in [(bs.mc + 3, 21, bs.kc + 5), (37, 45, 2 * bs.kc + 1), (5, 3, 1000)] {
+            for (m, n, k) in [
+                (bs.mc + 3, 21, bs.kc + 5),
+                (37, 45, 2 * bs.kc + 1),
+                (5, 3, 1000),
+            ] {
                 let case = Case {
                     values: Values::Uniform,
                     ..Case::random(&mut rng, m, n, k)

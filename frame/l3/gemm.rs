@@ -45,7 +45,11 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
     // fastest, solve the transposed problem instead, so the kernel sees its favourite layout.
     let c_is_row_stored = c.col_stride().unsigned_abs() < c.row_stride().unsigned_abs();
     let c_is_col_stored = c.row_stride().unsigned_abs() < c.col_stride().unsigned_abs();
-    let transpose = if kernel.prefers_rows() { c_is_col_stored } else { c_is_row_stored };
+    let transpose = if kernel.prefers_rows() {
+        c_is_col_stored
+    } else {
+        c_is_row_stored
+    };
     if transpose {
         gemm_nest(kernel, alpha, &b.t(), &a.t(), beta, &mut c.t())
     } else {
@@ -113,9 +117,101 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 
                 // Loops 2 (jr) and 1 (ir) around the microkernel.
                 let mut c_block = c.submatrix(ic, jc, mc_cur, nc_cur);
-                macrokernel(kernel, alpha, a_packed, b_packed, kc_cur, beta_pc, &mut c_block);
+                macrokernel(
+                    kernel,
+                    alpha,
+                    a_packed,
+                    b_packed,
+                    kc_cur,
+                    beta_pc,
+                    &mut c_block,
+                );
             }
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use crate::cntx::{Blocksizes, GemmKernel};
+    use crate::config::generic::GENERIC;
+    use crate::kernels::{GemmUkrArgs, reference};
+    use crate::view::{MatMut, MatRef};
+
+    thread_local! {
+        /// (row stride, column stride) of C at the last kernel call on this thread.
+        static LAST_C_STRIDES: Cell<(isize, isize)> = const { Cell::new((0, 0)) };
+    }
+
+    /// The reference 4×4 kernel, recording the C strides it was handed.
+    unsafe fn recording_ukr(args: &GemmUkrArgs<f64, f64>) {
+        LAST_C_STRIDES.set((args.rs_c, args.cs_c));
+        // SAFETY: same contract, same MR×NR.
+        unsafe { reference::gemm_ukr::<f64, 4, 4>(args) }
+    }
+
+    fn context_preferring(rows: bool) -> crate::cntx::Cntx {
+        let bs = Blocksizes {
+            mr: 4,
+            nr: 4,
+            kc: 8,
+            mc: 8,
+            nc: 8,
+        };
+        let mut cntx = (GENERIC.context)();
+        // SAFETY: the recording kernel is the portable 4×4 reference kernel.
+        cntx.dgemm = unsafe { GemmKernel::new("recording_f64_4x4", recording_ukr, rows, bs) };
+        cntx
+    }
+
+    /// Column-major 8×8 A, B and an 8×8 C with the given strides: C := A·B, then the strides
+    /// the kernel saw and whether C is right.
+    fn run(rows_preferred: bool, c_row_major: bool) -> ((isize, isize), bool) {
+        let n = 8;
+        let a: Vec<f64> = (0..n * n).map(|x| (x % 7) as f64 - 3.0).collect();
+        let b: Vec<f64> = (0..n * n).map(|x| (x % 5) as f64 - 2.0).collect();
+        let mut c = vec![0.0; n * n];
+        let av = MatRef::col_major(&a, n, n, n).unwrap();
+        let bv = MatRef::col_major(&b, n, n, n).unwrap();
+        let cv = if c_row_major {
+            MatMut::row_major(&mut c, n, n, n).unwrap()
+        } else {
+            MatMut::col_major(&mut c, n, n, n).unwrap()
+        };
+        super::gemm_front(&context_preferring(rows_preferred), av, bv, cv).unwrap();
+        let at = |i: usize, j: usize| {
+            if c_row_major {
+                c[i * n + j]
+            } else {
+                c[i + j * n]
+            }
+        };
+        let correct = (0..n).all(|i| {
+            (0..n).all(|j| at(i, j) == (0..n).map(|p| a[i + p * n] * b[p + j * n]).sum::<f64>())
+        });
+        (LAST_C_STRIDES.get(), correct)
+    }
+
+    #[test]
+    fn the_kernel_always_sees_its_preferred_c_storage() {
+        for c_row_major in [false, true] {
+            let ((rs, cs), correct) = run(true, c_row_major);
+            assert!(correct);
+            assert_eq!(
+                (rs, cs),
+                (8, 1),
+                "row-preferring kernel, C row-major: {c_row_major}"
+            );
+            let ((rs, cs), correct) = run(false, c_row_major);
+            assert!(correct);
+            assert_eq!(
+                (rs, cs),
+                (1, 8),
+                "column-preferring kernel, C row-major: {c_row_major}"
+            );
+        }
+    }
 }

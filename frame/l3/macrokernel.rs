@@ -77,7 +77,11 @@ fn edge_tile<A: GemmPair<B>, B: Element>(
     let Blocksizes { mr, nr, .. } = kernel.blocksizes();
     let mut scratch = [const { MaybeUninit::<A::Acc>::uninit() }; MAX_TILE_ELEMS];
     // Lay the scratch tile out the way the kernel likes C.
-    let (rs_t, cs_t) = if kernel.prefers_rows() { (nr as isize, 1) } else { (1, mr as isize) };
+    let (rs_t, cs_t) = if kernel.prefers_rows() {
+        (nr as isize, 1)
+    } else {
+        (1, mr as isize)
+    };
     let (c, rs_c, cs_c, beta) = (args.c, args.rs_c, args.cs_c, args.beta);
     args.c = scratch.as_mut_ptr().cast();
     args.rs_c = rs_t;

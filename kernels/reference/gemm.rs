@@ -34,7 +34,10 @@ pub unsafe fn gemm_ukr<T: Scalar, const MR: usize, const NR: usize>(args: &GemmU
     for (i, row) in ab.iter().enumerate() {
         for (j, &v) in row.iter().enumerate() {
             // SAFETY: (i, j) is inside the MR×NR tile the contract makes writable.
-            let c = unsafe { args.c.offset(i as isize * args.rs_c + j as isize * args.cs_c) };
+            let c = unsafe {
+                args.c
+                    .offset(i as isize * args.rs_c + j as isize * args.cs_c)
+            };
             let scaled = args.alpha * v;
             // SAFETY: as above; C is read only when beta != 0, as the contract allows.
             unsafe {
@@ -59,8 +62,12 @@ mod tests {
         const NR: usize = 2;
         let k = 4;
         // A is 3×4 with a[i][p] = i + p; B is 4×2 with b[p][j] = p - j.
-        let a: Vec<f64> = (0..k).flat_map(|p| (0..MR).map(move |i| (i + p) as f64)).collect();
-        let b: Vec<f64> = (0..k).flat_map(|p| (0..NR).map(move |j| p as f64 - j as f64)).collect();
+        let a: Vec<f64> = (0..k)
+            .flat_map(|p| (0..MR).map(move |i| (i + p) as f64))
+            .collect();
+        let b: Vec<f64> = (0..k)
+            .flat_map(|p| (0..NR).map(move |j| p as f64 - j as f64))
+            .collect();
         let mut c = vec![f64::NAN; MR * NR];
         let args = GemmUkrArgs {
             k,
@@ -78,7 +85,9 @@ mod tests {
         unsafe { gemm_ukr::<f64, MR, NR>(&args) };
         for i in 0..MR {
             for j in 0..NR {
-                let want: f64 = (0..k).map(|p| ((i + p) as f64) * (p as f64 - j as f64)).sum();
+                let want: f64 = (0..k)
+                    .map(|p| ((i + p) as f64) * (p as f64 - j as f64))
+                    .sum();
                 assert_eq!(c[i * NR + j], 2.0 * want);
             }
         }
