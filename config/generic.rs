@@ -18,8 +18,8 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
     Cntx {
         name,
         //                                                          KC    MC    NC
-        sgemm: reference_kernel::<f32, 8, 8>("reference_f32_8x8", 256, 128, 4096),
-        dgemm: reference_kernel::<f64, 8, 4>("reference_f64_8x4", 256, 96, 4096),
+        sgemm: reference_kernel::<f32, 8, 4>("reference_f32_8x4", 256, 128, 4096),
+        dgemm: reference_kernel::<f64, 4, 4>("reference_f64_4x4", 256, 96, 4096),
         cgemm: reference_kernel::<c32, 4, 4>("reference_c32_4x4", 256, 64, 2048),
         zgemm: reference_kernel::<c64, 4, 2>("reference_c64_4x2", 128, 64, 2048),
     }

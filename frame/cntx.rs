@@ -77,7 +77,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
         }
     }
 
-    /// The kernel's name, e.g. `reference_f64_8x4`.
+    /// The kernel's name, e.g. `reference_f64_4x4`.
     pub fn name(&self) -> &'static str {
         self.name
     }

@@ -51,3 +51,15 @@ pub use report::{ConfigStatus, KernelStatus, RuntimeReport};
 pub use rntm::{MAX_THREADS, Rntm, Threading, Ways};
 pub use types::{Element, GemmPair, Scalar, c32, c64};
 pub use view::{MatMut, MatRef};
+
+// The Rust examples in the README and docs/ are compiled and run as doctests, so the pages
+// cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/KernelsHowTo.md")]
+struct KernelsHowToExamples;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/ConfigurationHowTo.md")]
+struct ConfigurationHowToExamples;
