@@ -94,3 +94,36 @@ pub fn gemm_with_cntx<T: GemmPair<T>>(
         ))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cntx::{Blocksizes, GemmKernel};
+    use crate::config::generic::GENERIC;
+    use crate::kernels::GemmUkrArgs;
+
+    unsafe fn panicking_ukr(_: &GemmUkrArgs<f64, f64>) {
+        panic!("injected kernel failure");
+    }
+
+    #[test]
+    fn a_panic_inside_the_library_comes_back_as_an_error() {
+        let mut cntx = (GENERIC.context)();
+        let bs = Blocksizes {
+            mr: 4,
+            nr: 4,
+            kc: 8,
+            mc: 8,
+            nc: 8,
+        };
+        // SAFETY: the kernel never touches memory; it only panics.
+        cntx.dgemm = unsafe { GemmKernel::new("panicking", panicking_ukr, false, bs) };
+        let a = [1.0; 16];
+        let mut c = [0.0; 16];
+        let av = MatRef::col_major(&a, 4, 4, 4).unwrap();
+        let mut cv = MatMut::col_major(&mut c, 4, 4, 4).unwrap();
+        let e = gemm_with_cntx(&av, &av, &mut cv, &cntx, None).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Internal);
+        assert!(e.message().contains("injected kernel failure"), "{e}");
+    }
+}
