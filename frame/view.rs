@@ -299,31 +299,15 @@ impl<'a, T: Element> MatRef<'a, T> {
 
     /// The byte addresses the view touches, both inclusive; `None` if empty.
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
-        byte_span(
-            self.ptr as usize,
-            self.m,
-            self.n,
-            self.rs,
-            self.cs,
-            size_of::<T>(),
-        )
+        // Views are built through `extent`, so this cannot fail for a live view.
+        let (m, n, rs, cs) = (self.m, self.n, self.rs, self.cs);
+        let Extent { lo, hi } = extent("", m, n, rs, cs, size_of::<T>()).ok()??;
+        let (addr, eb) = (self.ptr as usize, size_of::<T>() as isize);
+        Some((
+            addr.wrapping_add_signed(lo * eb),
+            addr.wrapping_add_signed(hi * eb + eb - 1),
+        ))
     }
-}
-
-fn byte_span(
-    addr: usize,
-    m: usize,
-    n: usize,
-    rs: isize,
-    cs: isize,
-    elem_bytes: usize,
-) -> Option<(usize, usize)> {
-    // Views are built through `extent`, so this cannot fail for a live view.
-    let Extent { lo, hi } = extent("", m, n, rs, cs, elem_bytes).ok()??;
-    let eb = elem_bytes as isize;
-    let start = addr.wrapping_add_signed(lo * eb);
-    let end = addr.wrapping_add_signed(hi * eb + eb - 1);
-    Some((start, end))
 }
 
 /// A mutable strided view of the output C, carrying beta. See the module docs.
@@ -488,14 +472,7 @@ impl<'a, T: Scalar> MatMut<'a, T> {
 
     /// The byte addresses the view touches, both inclusive; `None` if empty.
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
-        byte_span(
-            self.ptr as usize,
-            self.m,
-            self.n,
-            self.rs,
-            self.cs,
-            size_of::<T>(),
-        )
+        self.as_ref().byte_span()
     }
 }
 
