@@ -98,8 +98,6 @@ pub fn gemm_with_cntx<T: GemmPair<T>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cntx::{Blocksizes, GemmKernel};
-    use crate::config::generic::GENERIC;
     use crate::kernels::GemmUkrArgs;
 
     unsafe fn panicking_ukr(_: &GemmUkrArgs<f64, f64>) {
@@ -108,16 +106,8 @@ mod tests {
 
     #[test]
     fn a_panic_inside_the_library_comes_back_as_an_error() {
-        let mut cntx = (GENERIC.context)();
-        let bs = Blocksizes {
-            mr: 4,
-            nr: 4,
-            kc: 8,
-            mc: 8,
-            nc: 8,
-        };
         // SAFETY: the kernel never touches memory; it only panics.
-        cntx.dgemm = unsafe { GemmKernel::new("panicking", panicking_ukr, false, bs) };
+        let cntx = unsafe { Cntx::generic_with_test_dgemm(panicking_ukr, false) };
         let a = [1.0; 16];
         let mut c = [0.0; 16];
         let av = MatRef::col_major(&a, 4, 4, 4).unwrap();

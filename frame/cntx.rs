@@ -184,3 +184,28 @@ impl Cntx {
         self.zgemm.validate(self.name)
     }
 }
+
+#[cfg(test)]
+impl Cntx {
+    /// The generic context with its dgemm entry replaced by `ukr` as a 4×4 kernel with small
+    /// cache blocks (KC = MC = NC = 8): how unit tests inject a recording or failing kernel.
+    ///
+    /// # Safety
+    /// `ukr` must honour the kernel contract for 4×4 f64 tiles.
+    pub(crate) unsafe fn generic_with_test_dgemm(
+        ukr: GemmUkr<f64, f64>,
+        prefers_rows: bool,
+    ) -> Cntx {
+        let bs = Blocksizes {
+            mr: 4,
+            nr: 4,
+            kc: 8,
+            mc: 8,
+            nc: 8,
+        };
+        let mut cntx = (crate::config::generic::GENERIC.context)();
+        // SAFETY: passed on to the caller.
+        cntx.dgemm = unsafe { GemmKernel::new("test_f64_4x4", ukr, prefers_rows, bs) };
+        cntx
+    }
+}

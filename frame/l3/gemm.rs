@@ -136,8 +136,7 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 mod tests {
     use std::cell::Cell;
 
-    use crate::cntx::{Blocksizes, GemmKernel};
-    use crate::config::generic::GENERIC;
+    use crate::cntx::Cntx;
     use crate::kernels::{GemmUkrArgs, reference};
     use crate::view::{MatMut, MatRef};
 
@@ -153,18 +152,9 @@ mod tests {
         unsafe { reference::gemm_ukr::<f64, 4, 4>(args) }
     }
 
-    fn context_preferring(rows: bool) -> crate::cntx::Cntx {
-        let bs = Blocksizes {
-            mr: 4,
-            nr: 4,
-            kc: 8,
-            mc: 8,
-            nc: 8,
-        };
-        let mut cntx = (GENERIC.context)();
+    fn context_preferring(rows: bool) -> Cntx {
         // SAFETY: the recording kernel is the portable 4×4 reference kernel.
-        cntx.dgemm = unsafe { GemmKernel::new("recording_f64_4x4", recording_ukr, rows, bs) };
-        cntx
+        unsafe { Cntx::generic_with_test_dgemm(recording_ukr, rows) }
     }
 
     /// Column-major 8×8 A, B and an 8×8 C with the given strides: C := A·B, then the strides
