@@ -1,7 +1,7 @@
 //! `generic`: the reference kernels; needs no CPU feature, runs anywhere. Every other
 //! configuration starts from [`reference_context`] and overrides what it has kernels for.
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
 use crate::config::{Features, SubConfig};
 use crate::kernels::reference;
 use crate::types::{GemmPair, Scalar, c32, c64};
@@ -22,6 +22,12 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
         dgemm: reference_kernel::<f64, 4, 4>("reference_f64_4x4", 256, 96, 4096),
         cgemm: reference_kernel::<c32, 4, 4>("reference_c32_4x4", 256, 64, 2048),
         zgemm: reference_kernel::<c64, 4, 2>("reference_c64_4x2", 128, 64, 2048),
+        // About 64³ multiply-adds per thread: at reference-kernel speed (~30 GFLOPS) that is
+        // ~20 µs, several times what waking a parked worker costs.
+        threads: ThreadPrefs {
+            min_work_per_thread: 1 << 18,
+            min_tiles_per_thread: 4,
+        },
     }
 }
 

@@ -6,7 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::args::check_gemm;
 use crate::cntx::Cntx;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Result, internal_from_panic};
 use crate::gks;
 use crate::l3::gemm::gemm_front;
 use crate::rntm::Rntm;
@@ -80,24 +80,17 @@ pub fn gemm_with_cntx<T: GemmPair<T>>(
     rntm: Option<&Rntm>,
 ) -> Result<()> {
     check_gemm(a, b, c)?;
-    // Threading arrives with issue #3; the Rntm is already validated by its constructors.
-    let _ = rntm;
-    catch_unwind(AssertUnwindSafe(|| gemm_front(cntx, *a, *b, c.rb()))).unwrap_or_else(|panic| {
-        let what = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
-        Err(Error::new(
-            ErrorKind::Internal,
-            format!("gemm: internal error (a bug in oxblis; C may be partly written): {what}"),
-        ))
-    })
+    // An Rntm is validated by its constructors; None means the global defaults.
+    let defaults = Rntm::default();
+    let rntm = rntm.unwrap_or(&defaults);
+    catch_unwind(AssertUnwindSafe(|| gemm_front(cntx, *a, *b, c.rb(), rntm)))
+        .unwrap_or_else(|panic| Err(internal_from_panic(&*panic)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
     use crate::kernels::GemmUkrArgs;
 
     unsafe fn panicking_ukr(_: &GemmUkrArgs<f64, f64>) {

@@ -26,6 +26,26 @@ pub struct Blocksizes {
     pub nc: usize,
 }
 
+/// A configuration's preferences for automatic threading (`frame/thread/plan.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadPrefs {
+    /// Multiply-adds (m·n·k) each thread should get at least; smaller problems use fewer
+    /// threads, because waking one costs microseconds.
+    pub min_work_per_thread: usize,
+    /// MR×NR tiles of C each thread should get at least before the k loop is split instead.
+    pub min_tiles_per_thread: usize,
+}
+
+impl ThreadPrefs {
+    /// The same preferences with another minimum of work per thread.
+    pub const fn with_min_work(self, min_work_per_thread: usize) -> ThreadPrefs {
+        ThreadPrefs {
+            min_work_per_thread,
+            ..self
+        }
+    }
+}
+
 /// Packed blocks larger than this are refused (a safety net against absurd blocksizes).
 const MAX_PACKED_BYTES: usize = 1 << 30;
 
@@ -143,12 +163,23 @@ pub struct Cntx {
     pub(crate) dgemm: GemmKernel<f64, f64>,
     pub(crate) cgemm: GemmKernel<c32, c32>,
     pub(crate) zgemm: GemmKernel<c64, c64>,
+    pub(crate) threads: ThreadPrefs,
 }
 
 impl Cntx {
     /// The configuration this context belongs to.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// Preferences for automatic threading.
+    pub fn thread_prefs(&self) -> ThreadPrefs {
+        self.threads
+    }
+
+    /// A copy with other threading preferences (tests use this to thread small problems).
+    pub fn with_thread_prefs(self, threads: ThreadPrefs) -> Cntx {
+        Cntx { threads, ..self }
     }
 
     /// The kernel entry for the element pair `(A, B)`, e.g. `cntx.kernel::<f64, f64>()`.

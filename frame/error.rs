@@ -63,3 +63,17 @@ impl std::error::Error for Error {}
 
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The error for a panic caught inside the library (a bug): its message, and a warning that
+/// C may have been partly written.
+pub(crate) fn internal_from_panic(payload: &(dyn std::any::Any + Send)) -> Error {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    Error::new(
+        ErrorKind::Internal,
+        format!("gemm: internal error (a bug in oxblis; C may be partly written): {what}"),
+    )
+}

@@ -36,19 +36,22 @@ pub mod cntx;
 mod error;
 mod gks;
 mod l3;
+mod packbuf;
 mod packm;
 mod pool;
 mod report;
 mod rntm;
+mod thread;
 pub mod types;
 mod view;
 
 pub use api::{gemm, gemm_ex, gemm_with_cntx};
-pub use cntx::{Blocksizes, Cntx};
+pub use cntx::{Blocksizes, Cntx, ThreadPrefs};
 pub use error::{Error, ErrorKind, Result};
 pub use gks::{context, context_named, runtime_report, supported_contexts};
 pub use report::{ConfigStatus, KernelStatus, RuntimeReport};
 pub use rntm::{MAX_THREADS, Rntm, Threading, Ways};
+pub use thread::defaults::{set_num_threads, set_ways, thread_defaults, thread_env_warnings};
 pub use types::{Element, GemmPair, Scalar, c32, c64};
 pub use view::{MatMut, MatRef};
 

@@ -14,38 +14,51 @@
 //! k×NR micropanel layout the kernel contract asks for. Called by the loop nest
 //! (`frame/l3/gemm.rs`) once per block; the kernel contract is in `kernels/mod.rs`.
 
+use std::ops::Range;
+
 use crate::types::Element;
 use crate::view::MatRef;
 
-/// Packs the `m`×`k` view `a` into ⌈m/`mr`⌉ panels of `mr` rows.
+/// Packs panels `panels` (of ⌈m/`mr`⌉) of the `m`×`k` view `a` into `dst`, which holds
+/// exactly those panels: panel `p` goes to `dst[(p - panels.start)*mr*k ..][.. mr*k]`. Threads
+/// of a team each pack their own range of panels of the same block.
 ///
 /// Plainly, it is this loop (with the order of the two inner loops chosen by which source
 /// stride is smaller, so the reads stay sequential):
 ///
 /// ```text
-/// for panel in 0..⌈m/mr⌉, for p in 0..k, for i in 0..mr:
-///     buf[panel*mr*k + p*mr + i] = if row < m { op(a[row, p]) } else { 0 }   // row = panel*mr + i
+/// for panel in panels, for p in 0..k, for i in 0..mr:
+///     dst[(panel - panels.start)*mr*k + p*mr + i] =
+///         if row < m { op(a[row, p]) } else { 0 }          // row = panel*mr + i
 /// ```
 ///
-/// Panics (a bug in the caller, caught at the API boundary) if `buf` is too short.
-pub(crate) fn pack_a_block<T: Element>(a: &MatRef<T>, mr: usize, buf: &mut [T]) {
+/// Panics (a bug in the caller, caught at the API boundary) if `dst` has the wrong size.
+pub(crate) fn pack_a_panels<T: Element>(
+    a: &MatRef<T>,
+    mr: usize,
+    panels: Range<usize>,
+    dst: &mut [T],
+) {
     let (m, k) = (a.nrows(), a.ncols());
-    if m == 0 || k == 0 {
+    assert!(panels.end <= m.div_ceil(mr) && dst.len() == panels.len() * mr * k);
+    if k == 0 {
         return;
     }
-    let panel_len = mr * k;
-    let panels = m.div_ceil(mr);
-    assert!(buf.len() >= panels * panel_len, "pack buffer too short");
-    for (panel, dst) in buf.chunks_exact_mut(panel_len).take(panels).enumerate() {
+    for (panel, dst) in panels.zip(dst.chunks_exact_mut(mr * k)) {
         let first = panel * mr;
         pack_panel(a, first, mr.min(m - first), mr, dst);
     }
 }
 
-/// Packs the `k`×`n` view `b` into ⌈n/`nr`⌉ panels of `nr` columns, each stored row after
-/// row (`buf[panel*k*nr + p*nr + j]`), zero-padded past `n`.
-pub(crate) fn pack_b_block<T: Element>(b: &MatRef<T>, nr: usize, buf: &mut [T]) {
-    pack_a_block(&b.t(), nr, buf)
+/// Packs panels `panels` (of ⌈n/`nr`⌉) of the `k`×`n` view `b`, each `nr` columns stored row
+/// after row (`dst[(panel - panels.start)*k*nr + p*nr + j]`), zero-padded past `n`.
+pub(crate) fn pack_b_panels<T: Element>(
+    b: &MatRef<T>,
+    nr: usize,
+    panels: Range<usize>,
+    dst: &mut [T],
+) {
+    pack_a_panels(&b.t(), nr, panels, dst)
 }
 
 /// Packs rows `first..first+rows` of `a` into one `mr`-row panel `dst` (`mr*k` elements).
@@ -98,7 +111,8 @@ mod tests {
         let row = MatRef::row_major(&row_data, m, k, k).unwrap();
         for a in [col, row] {
             let mut buf = vec![f64::NAN; 2 * mr * k];
-            pack_a_block(&a, mr, &mut buf);
+            pack_a_panels(&a, mr, 0..1, &mut buf[..mr * k]);
+            pack_a_panels(&a, mr, 1..2, &mut buf[mr * k..]);
             for panel in 0..2 {
                 for p in 0..k {
                     for i in 0..mr {
@@ -117,7 +131,7 @@ mod tests {
         let data: Vec<c32> = (0..k * n).map(|x| c32::new(x as f32, 1.0)).collect();
         let b = MatRef::col_major(&data, k, n, k).unwrap().conj();
         let mut buf = vec![c32::new(9.0, 9.0); 2 * k * nr];
-        pack_b_block(&b, nr, &mut buf);
+        pack_b_panels(&b, nr, 0..2, &mut buf);
         for panel in 0..2 {
             for p in 0..k {
                 for j in 0..nr {

@@ -8,6 +8,9 @@ use crate::cntx::{Blocksizes, Cntx};
 use crate::config::Features;
 use crate::error::Error;
 use crate::gks::Gks;
+use crate::rntm::Threading;
+use crate::thread::defaults::{thread_defaults, thread_env_warnings};
+use crate::thread::pool::workers_spawned;
 
 /// A configuration compiled into this build, and whether this CPU can run it.
 #[derive(Clone, Debug)]
@@ -50,6 +53,12 @@ pub struct RuntimeReport {
     pub chosen: Result<&'static str, Error>,
     /// The chosen configuration's kernels (empty if none was chosen).
     pub kernels: Vec<KernelStatus>,
+    /// The global thread defaults now.
+    pub threads: Threading,
+    /// Problems found in the thread environment variables.
+    pub thread_env_warnings: Vec<String>,
+    /// Worker threads the pool has created so far.
+    pub pool_workers: usize,
 }
 
 impl RuntimeReport {
@@ -72,6 +81,9 @@ impl RuntimeReport {
             forced: gks.forced.clone(),
             chosen: gks.chosen().map(Cntx::name),
             kernels: chosen_cntx.map(kernel_table).unwrap_or_default(),
+            threads: thread_defaults(),
+            thread_env_warnings: thread_env_warnings().to_vec(),
+            pool_workers: workers_spawned(),
         }
     }
 }
@@ -118,6 +130,27 @@ impl fmt::Display for RuntimeReport {
         match &self.chosen {
             Ok(name) => writeln!(f, "  chosen         : {name}")?,
             Err(e) => writeln!(f, "  chosen         : none: {e}")?,
+        }
+        let threads = match self.threads {
+            Threading::Total(n) => format!("{n} in total, factorized per call"),
+            Threading::Ways(w) => format!(
+                "ways jc {} pc {} ic {} jr {} ir {} ({} in total)",
+                w.jc,
+                w.pc,
+                w.ic,
+                w.jr,
+                w.ir,
+                w.total()
+            ),
+            Threading::Default => "(unset)".to_string(),
+        };
+        writeln!(
+            f,
+            "  threads        : {threads}; pool workers so far: {}",
+            self.pool_workers
+        )?;
+        for w in &self.thread_env_warnings {
+            writeln!(f, "  thread env     : {w}")?;
         }
         if !self.kernels.is_empty() {
             writeln!(

@@ -1,9 +1,9 @@
 //! `Rntm`, the per-call runtime object (BLIS's `rntm_t`): how many threads a call may use,
 //! either as a total or as ways of parallelism per loop (jc, pc, ic, jr, ir).
 //!
-//! **Status:** the type, its validation and its plumbing through `gemm_ex` exist; the loop
-//! nest does not yet run threads (issue #3 adds the pool and the thread-control tree). Until
-//! then every call runs on the calling thread whatever the `Rntm` says.
+//! `Rntm::default()` means "use the global defaults" (`frame/thread/defaults.rs`). How a
+//! total is factorized and how concurrent and nested calls are handled: `frame/thread/plan.rs`
+//! and `docs/Multithreading.md`.
 
 use crate::error::{Error, ErrorKind, Result};
 
@@ -48,6 +48,7 @@ pub enum Threading {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Rntm {
     threading: Threading,
+    pin: bool,
 }
 
 impl Rntm {
@@ -61,6 +62,7 @@ impl Rntm {
         check_count("number of threads", n)?;
         Ok(Rntm {
             threading: Threading::Total(n),
+            ..self
         })
     }
 
@@ -88,12 +90,25 @@ impl Rntm {
         check_count("product of the ways", total)?;
         Ok(Rntm {
             threading: Threading::Ways(ways),
+            ..self
         })
+    }
+
+    /// Pin this call's helper threads one per core (cores in order; the calling thread is
+    /// not pinned). Pinned helpers come from a separate set of workers that stay pinned, so
+    /// unpinned calls are never affected.
+    pub fn with_pinning(self, pin: bool) -> Rntm {
+        Rntm { pin, ..self }
     }
 
     /// What this object asks for.
     pub fn threading(&self) -> Threading {
         self.threading
+    }
+
+    /// Whether helper threads are pinned to cores.
+    pub fn pinning(&self) -> bool {
+        self.pin
     }
 }
 

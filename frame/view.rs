@@ -454,25 +454,20 @@ impl<'a, T: Scalar> MatMut<'a, T> {
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
     }
 
-    /// The `m`×`n` sub-view starting at (i0, j0), with the same beta.
-    /// Panics (a bug in the caller, caught at the API boundary) if it does not fit.
-    pub(crate) fn submatrix(&mut self, i0: usize, j0: usize, m: usize, n: usize) -> MatMut<'_, T> {
-        assert!(
-            i0 + m <= self.m && j0 + n <= self.n,
-            "submatrix out of range"
-        );
-        MatMut {
-            ptr: self.ptr_at(i0, j0),
-            m,
-            n,
-            _borrow: PhantomData,
-            ..*self
-        }
-    }
-
     /// The byte addresses the view touches, both inclusive; `None` if empty.
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
         self.as_ref().byte_span()
+    }
+
+    /// The view as a raw matrix for the threads of the loop nest (`frame/l3/raw.rs`).
+    pub(crate) fn raw(&mut self) -> crate::l3::raw::RawMat<T> {
+        crate::l3::raw::RawMat {
+            ptr: self.ptr,
+            m: self.m,
+            n: self.n,
+            rs: self.rs,
+            cs: self.cs,
+        }
     }
 }
 

@@ -1,24 +1,50 @@
-//! The gemm loop nest, read top to bottom (Goto's algorithm, BLIS's five loops):
+//! The gemm loop nest, read top to bottom (Goto's algorithm, BLIS's five loops), run by
+//! every thread of the call's team with its own share of each loop:
 //!
 //! ```text
-//! jc: for each NC-wide column block of C and B            (loop 5)
-//!   pc: for each KC-deep slice of k                        (loop 4)
-//!         pack B[pc.., jc..] → Bp  (KC×NC, NR-wide panels)
-//!     ic: for each MC-tall row block of C and A            (loop 3)
-//!           pack A[ic.., pc..] → Ap  (MC×KC, MR-tall panels)
-//!           macrokernel: jr (NR) → ir (MR) → microkernel   (loops 2, 1)
+//! jc: for each NC-wide column block of this thread's jc range     (loop 5)
+//!   pc: for each KC-deep slice of this thread's pc (k) range       (loop 4)
+//!         pack B[pc.., jc..] → Bp  (KC×NC, NR-wide panels; shared by the B team)
+//!     ic: for each MC-tall row block of this thread's ic range     (loop 3)
+//!           pack A[ic.., pc..] → Ap  (MC×KC, MR-tall panels; shared by the A team)
+//!           macrokernel: jr (NR) → ir (MR) → microkernel           (loops 2, 1)
+//!   with more than one k group: wait for all, then C += each group's partial product
 //! ```
 //!
+//! **The thread-control tree.** A call's `Ways` (jc, pc, ic, jr, ir) number its threads
+//! `tid = (((jc_id·pc + pc_id)·ic + ic_id)·jr + jr_id)·ir + ir_id`. Each loop splits its
+//! range among its ways with `partition` (aligned to NR for jc, MR for ic, so every thread's
+//! tiles are the tiles one thread would use and results do not depend on the split). Threads
+//! with the same (jc_id, pc_id) form a *B team* (ic·jr·ir threads): they pack one B block
+//! together, each a share of its panels, and share it. Threads with the same (jc_id, pc_id,
+//! ic_id) form an *A team* (jr·ir threads) around one packed A block. Each team has a barrier:
+//! after packing (nobody reads a half-packed block) and before repacking (nobody is still
+//! reading the old one). The k groups (pc > 1) are the part BLIS forbids: group 0 updates C
+//! with beta, every other group writes its own partial product with beta = 0, and after a
+//! barrier of the whole team each thread adds the partials into its share of C, in group order
+//! (deterministic, though not bit-identical to one thread, as the sum is regrouped).
+//!
+//! All memory (packed blocks for every team, partial products, the barriers) is taken before
+//! any thread starts, so running out of memory is reported with C untouched.
+//!
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
-//! settles the cases that need no loop nest and orients the problem to the kernel's
-//! preferred C storage; [`gemm_nest`] runs the loops. Threads (issue #3) will split jc, pc,
-//! ic, jr and ir; today every loop runs on the calling thread. Docs: `docs/KernelsHowTo.md`.
+//! settles the cases that need no loop nest, orients the problem to the kernel's preferred C
+//! storage, and plans the threads (`frame/thread/plan.rs`). Docs: `docs/KernelsHowTo.md`,
+//! `docs/Multithreading.md`.
+
+use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel};
 use crate::error::Result;
 use crate::l3::macrokernel::macrokernel;
-use crate::packm::{pack_a_block, pack_b_block};
-use crate::pool::PackBuf;
+use crate::l3::raw::{RawBuf, RawMat};
+use crate::packbuf::PackBuf;
+use crate::packm::{pack_a_panels, pack_b_panels};
+use crate::rntm::{Rntm, Ways};
+use crate::thread::barrier::{BarrierSet, Poisoned};
+use crate::thread::partition::{largest_part, partition};
+use crate::thread::plan::{Plan, plan};
+use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -29,6 +55,7 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
     a: MatRef<T>,
     b: MatRef<T>,
     mut c: MatMut<T::Acc>,
+    rntm: &Rntm,
 ) -> Result<()> {
     let alpha = a.scale() * b.scale();
     let beta = c.beta();
@@ -50,11 +77,14 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
     } else {
         c_is_row_stored
     };
-    if transpose {
-        gemm_nest(kernel, alpha, &b.t(), &a.t(), beta, &mut c.t())
+    let (a, b, mut c) = if transpose {
+        (b.t(), a.t(), c.t())
     } else {
-        gemm_nest(kernel, alpha, &a, &b, beta, &mut c)
-    }
+        (a, b, c)
+    };
+    let shape = (c.nrows(), c.ncols(), a.ncols());
+    let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
+    gemm_nest(kernel, alpha, &a, &b, beta, &mut c, &plan)
 }
 
 /// C := beta·C, without reading C when beta = 0 (NaN in C becomes 0).
@@ -77,7 +107,28 @@ fn scale_c<T: Scalar>(beta: T, c: &mut MatMut<T>) {
     }
 }
 
-/// The five loops for `c` (m×n) += alpha·`a` (m×k)·`b` (k×n), beta on the first k slice.
+/// What every thread of a call shares: operands, scalars, buffers, barriers.
+struct Shared<'a, A: Element, B: Element> {
+    kernel: &'a GemmKernel<A, B>,
+    ways: Ways,
+    alpha: A::Acc,
+    beta: A::Acc,
+    a: &'a MatRef<'a, A>,
+    b: &'a MatRef<'a, B>,
+    c: RawMat<A::Acc>,
+    /// One packed B block per B team, `b_len` elements each.
+    b_blocks: RawBuf<B>,
+    b_len: usize,
+    /// One packed A block per A team, `a_len` elements each.
+    a_blocks: RawBuf<A>,
+    a_len: usize,
+    /// The partial products of k groups 1.., each m×n column-major.
+    partials: RawBuf<A::Acc>,
+    /// B teams' barriers, then A teams', then the whole team's.
+    barriers: &'a BarrierSet,
+}
+
+/// Sets up the team's memory and runs [`gemm_thread`] on every thread of the plan.
 fn gemm_nest<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     alpha: A::Acc,
@@ -85,51 +136,205 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
+    plan: &Plan,
 ) -> Result<()> {
     let Blocksizes { mr, nr, kc, mc, nc } = kernel.blocksizes();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let ways = plan.ways;
+    let b_teams = ways.jc * ways.pc;
+    let a_teams = b_teams * ways.ic;
 
-    // Packed blocks sized for this problem (a small call packs small blocks), taken from the
-    // pool so repeated calls allocate nothing. Sizes cannot overflow: each factor is bounded
-    // by a blocksize and `Cntx::validate` bounded their products.
-    let a_len = mc.min(m.next_multiple_of(mr)) * kc.min(k);
-    let b_len = kc.min(k) * nc.min(n.next_multiple_of(nr));
-    let mut a_buf = PackBuf::checkout(a_len * size_of::<A>())?;
-    let mut b_buf = PackBuf::checkout(b_len * size_of::<B>())?;
-    let a_packed = a_buf.as_mut_slice::<A>(a_len);
-    let b_packed = b_buf.as_mut_slice::<B>(b_len);
+    // Blocks sized for this problem's largest share (a small call packs small blocks). The
+    // sizes cannot overflow: each factor is bounded by a blocksize (`Cntx::validate` bounded
+    // their products) or by C's extent (m·n elements of C exist in memory).
+    let k_share = kc.min(largest_part(k, ways.pc, 1));
+    let b_len = k_share * nc.min(largest_part(n, ways.jc, nr)).next_multiple_of(nr);
+    let a_len = mc.min(largest_part(m, ways.ic, mr)).next_multiple_of(mr) * k_share;
+    let partials_len = (ways.pc - 1) * m * n;
+    let mut b_buf = PackBuf::checkout(b_teams * b_len * size_of::<B>())?;
+    let mut a_buf = PackBuf::checkout(a_teams * a_len * size_of::<A>())?;
+    let mut partial_buf = match partials_len {
+        0 => None,
+        len => Some(PackBuf::checkout(len * size_of::<A::Acc>())?),
+    };
+    let team_sizes = [
+        (b_teams, ways.ic * ways.jr * ways.ir),
+        (a_teams, ways.jr * ways.ir),
+        (1, ways.total()),
+    ];
+    let barriers = BarrierSet::checkout(&team_sizes)?;
 
-    // Loop 5 (jc): NC-wide column blocks. Independent blocks of C; threads may split here.
-    for jc in (0..n).step_by(nc) {
-        let nc_cur = nc.min(n - jc);
+    let shared = Shared {
+        kernel,
+        ways,
+        alpha,
+        beta,
+        a,
+        b,
+        c: c.raw(),
+        b_blocks: RawBuf::new(b_buf.as_mut_ptr(b_teams * b_len), b_teams * b_len),
+        b_len,
+        a_blocks: RawBuf::new(a_buf.as_mut_ptr(a_teams * a_len), a_teams * a_len),
+        a_len,
+        partials: match &mut partial_buf {
+            Some(buf) => RawBuf::new(buf.as_mut_ptr(partials_len), partials_len),
+            None => RawBuf::new(std::ptr::NonNull::dangling().as_ptr(), 0),
+        },
+        barriers: &barriers,
+    };
+    // A thread that meets a poisoned barrier just stops; run_team reports the panic.
+    let job = |tid: usize| drop(gemm_thread(&shared, tid));
+    run_team(ways.total(), plan.pin, &job, &|| barriers.poison())
+}
 
-        // Loop 4 (pc): KC-deep slices of k. Each slice adds into the same C block, so beta
-        // scales C only on the first slice; later slices accumulate with beta = 1.
-        for pc in (0..k).step_by(kc) {
-            let kc_cur = kc.min(k - pc);
-            let beta_pc = if pc == 0 { beta } else { A::Acc::one() };
-            pack_b_block(&b.submatrix(pc, jc, kc_cur, nc_cur), nr, b_packed);
+/// One thread's part of the loop nest (see the module docs for the tree and its barriers).
+fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Result<(), Poisoned> {
+    let Blocksizes { mr, nr, kc, mc, nc } = s.kernel.blocksizes();
+    let (m, n, k) = (s.c.m, s.c.n, s.a.ncols());
+    let Ways {
+        jc: jc_ways,
+        pc: pc_ways,
+        ic: ic_ways,
+        jr: jr_ways,
+        ir: ir_ways,
+    } = s.ways;
 
-            // Loop 3 (ic): MC-tall row blocks, each reusing the packed B block from L3 cache.
-            for ic in (0..m).step_by(mc) {
-                let mc_cur = mc.min(m - ic);
-                pack_a_block(&a.submatrix(ic, pc, mc_cur, kc_cur), mr, a_packed);
+    // Where this thread sits in the tree.
+    let ir_id = tid % ir_ways;
+    let jr_id = tid / ir_ways % jr_ways;
+    let ic_id = tid / (ir_ways * jr_ways) % ic_ways;
+    let pc_id = tid / (ir_ways * jr_ways * ic_ways) % pc_ways;
+    let jc_id = tid / (ir_ways * jr_ways * ic_ways * pc_ways);
+    let b_team = jc_id * pc_ways + pc_id;
+    let a_team = b_team * ic_ways + ic_id;
+    let (b_size, b_rank) = (
+        ic_ways * jr_ways * ir_ways,
+        tid % (ic_ways * jr_ways * ir_ways),
+    );
+    let (a_size, a_rank) = (jr_ways * ir_ways, tid % (jr_ways * ir_ways));
+    let b_barrier = b_team;
+    let a_barrier = jc_ways * pc_ways + a_team;
+    let team_barrier = jc_ways * pc_ways * (1 + ic_ways);
+    let b_block = s.b_blocks.part(b_team * s.b_len, s.b_len);
+    let a_block = s.a_blocks.part(a_team * s.a_len, s.a_len);
 
-                // Loops 2 (jr) and 1 (ir) around the microkernel.
-                let mut c_block = c.submatrix(ic, jc, mc_cur, nc_cur);
+    // k group 0 updates C with beta; the others overwrite their own partial product.
+    let (target, beta_group) = if pc_id == 0 {
+        (s.c, s.beta)
+    } else {
+        let ptr = s.partials.part((pc_id - 1) * m * n, m * n).as_mut_ptr();
+        (
+            RawMat {
+                ptr,
+                m,
+                n,
+                rs: 1,
+                cs: m as isize,
+            },
+            A::Acc::zero(),
+        )
+    };
+
+    let jc_range = partition(n, jc_ways, jc_id, nr);
+    let pc_range = partition(k, pc_ways, pc_id, 1);
+    let ic_range = partition(m, ic_ways, ic_id, mr);
+    let mut b_block_in_use = false;
+
+    // Loop 5 (jc): NC-wide column blocks of this thread's share of C's columns.
+    for jc in jc_range.clone().step_by(nc) {
+        let nc_cur = nc.min(jc_range.end - jc);
+
+        // Loop 4 (pc): KC-deep slices of this k group's range. Each slice adds into the same
+        // C block, so beta scales it only on the group's first slice; later ones add (beta 1).
+        for pc in pc_range.clone().step_by(kc) {
+            let kc_cur = kc.min(pc_range.end - pc);
+            let beta_pc = if pc == pc_range.start {
+                beta_group
+            } else {
+                A::Acc::one()
+            };
+
+            // Pack B, each B-team member its share of the panels. Wait first until nobody
+            // still reads the previous block, and after until the whole block is packed.
+            if b_block_in_use {
+                s.barriers.wait(b_barrier)?;
+            }
+            let b_panels = nc_cur.div_ceil(nr);
+            let mine = partition(b_panels, b_size, b_rank, 1);
+            let panel_len = kc_cur * nr;
+            // SAFETY: B-team members pack disjoint panel ranges of their team's block, and
+            // no one reads it until the barrier below.
+            let dst = unsafe { b_block.slice_mut(mine.start * panel_len..mine.end * panel_len) };
+            pack_b_panels(&s.b.submatrix(pc, jc, kc_cur, nc_cur), nr, mine, dst);
+            s.barriers.wait(b_barrier)?;
+            b_block_in_use = true;
+            // SAFETY: packed (barrier above); not written again before the next B barrier.
+            let b_packed = unsafe { b_block.slice(0..b_panels * panel_len) };
+
+            // Loop 3 (ic): MC-tall row blocks, each reusing the packed B block from cache.
+            // The B barrier above also freed the A block (every A team is inside a B team).
+            let mut a_block_in_use = false;
+            for ic in ic_range.clone().step_by(mc) {
+                let mc_cur = mc.min(ic_range.end - ic);
+                if a_block_in_use {
+                    s.barriers.wait(a_barrier)?;
+                }
+                let a_panels = mc_cur.div_ceil(mr);
+                let mine = partition(a_panels, a_size, a_rank, 1);
+                let panel_len = mr * kc_cur;
+                // SAFETY: as for B, within the A team.
+                let dst =
+                    unsafe { a_block.slice_mut(mine.start * panel_len..mine.end * panel_len) };
+                pack_a_panels(&s.a.submatrix(ic, pc, mc_cur, kc_cur), mr, mine, dst);
+                s.barriers.wait(a_barrier)?;
+                a_block_in_use = true;
+                // SAFETY: packed (barrier above); not written before the next A barrier.
+                let a_packed = unsafe { a_block.slice(0..a_panels * panel_len) };
+
+                // Loops 2 (jr) and 1 (ir): this thread's micropanels of the block.
+                let c_block = target.block(ic, jc, mc_cur, nc_cur);
+                let jr_panels = partition(b_panels, jr_ways, jr_id, 1);
+                let ir_panels = partition(a_panels, ir_ways, ir_id, 1);
+                let tiles = Tiles {
+                    jr: jr_panels,
+                    ir: ir_panels,
+                };
                 macrokernel(
-                    kernel,
-                    alpha,
-                    a_packed,
-                    b_packed,
-                    kc_cur,
-                    beta_pc,
-                    &mut c_block,
+                    s.kernel, s.alpha, a_packed, b_packed, kc_cur, beta_pc, c_block, tiles,
                 );
             }
         }
     }
+
+    if pc_ways > 1 {
+        // Every k group done; add the partial products into C, each thread a share of it.
+        s.barriers.wait(team_barrier)?;
+        add_partials(s, partition(m * n, s.ways.total(), tid, 1));
+    }
     Ok(())
+}
+
+/// The micropanels of one block a thread computes: NR-panels `jr` × MR-panels `ir`.
+pub(super) struct Tiles {
+    pub(super) jr: Range<usize>,
+    pub(super) ir: Range<usize>,
+}
+
+/// C[e] += Σ partial_g[e] over k groups g = 1.. with a non-empty k range, for the elements
+/// `e` (column-major index into m×n) of `share`, in group order.
+fn add_partials<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, share: Range<usize>) {
+    let (m, mn, k, pc_ways) = (s.c.m, s.c.m * s.c.n, s.a.ncols(), s.ways.pc);
+    let groups = || (1..pc_ways).filter(|&g| !partition(k, pc_ways, g, 1).is_empty());
+    // SAFETY: every partial product was completed before the team barrier; all threads only
+    // read them from now on.
+    let partials = unsafe { s.partials.slice(0..(pc_ways - 1) * mn) };
+    for e in share {
+        let sum = groups().fold(A::Acc::zero(), |sum, g| sum + partials[(g - 1) * mn + e]);
+        let p = s.c.ptr_at(e % m, e / m);
+        // SAFETY: element e of C is in this thread's share alone (the partition is disjoint),
+        // and every k group finished writing C before the team barrier.
+        unsafe { *p = *p + sum };
+    }
 }
 
 #[cfg(test)]
@@ -138,6 +343,7 @@ mod tests {
 
     use crate::cntx::Cntx;
     use crate::kernels::{GemmUkrArgs, reference};
+    use crate::rntm::Rntm;
     use crate::view::{MatMut, MatRef};
 
     thread_local! {
@@ -171,7 +377,14 @@ mod tests {
         } else {
             MatMut::col_major(&mut c, n, n, n).unwrap()
         };
-        super::gemm_front(&context_preferring(rows_preferred), av, bv, cv).unwrap();
+        super::gemm_front(
+            &context_preferring(rows_preferred),
+            av,
+            bv,
+            cv,
+            &Rntm::new(),
+        )
+        .unwrap();
         let at = |i: usize, j: usize| {
             if c_row_major {
                 c[i * n + j]

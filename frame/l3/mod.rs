@@ -3,3 +3,4 @@
 
 pub(crate) mod gemm;
 mod macrokernel;
+pub(crate) mod raw;

@@ -1,0 +1,256 @@
+//! How many threads a call gets, and on which loops: from its `Rntm`, the global defaults,
+//! the problem's shape and the configuration's thread preferences.
+//!
+//! * Explicit ways (per call or global) are used exactly.
+//! * A total is factorized by [`auto_ways`]: fewer threads when the problem is too small to
+//!   repay waking them; the pc (k) loop only when C has too few tiles to feed the team and k
+//!   is long; the rest split between m (ic) and n (jr, or jc when n spans several NC blocks)
+//!   so each thread's share of C is as square, in tiles, as the factors allow.
+//! * Calls that use the global defaults share one budget of helper threads (the default total
+//!   minus one): when many application threads call at once, say from a rayon pool, they do
+//!   not multiply the machine's threads. Calls with their own `Rntm` get what they ask for.
+//! * A call from inside one of oxblis's own workers runs single-threaded.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::cntx::{Blocksizes, ThreadPrefs};
+use crate::rntm::{Rntm, Threading, Ways};
+use crate::thread::defaults::thread_defaults;
+use crate::thread::pool::in_worker;
+
+/// One thread on every loop.
+pub(crate) const SINGLE: Ways = Ways {
+    jc: 1,
+    pc: 1,
+    ic: 1,
+    jr: 1,
+    ir: 1,
+};
+
+/// Helper threads currently used by calls running on the global defaults.
+static DEFAULT_HELPERS_IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+/// A call's threads; holds its share of the default budget until dropped.
+pub(crate) struct Plan {
+    pub(crate) ways: Ways,
+    pub(crate) pin: bool,
+    budget_held: usize,
+}
+
+impl Drop for Plan {
+    fn drop(&mut self) {
+        if self.budget_held > 0 {
+            DEFAULT_HELPERS_IN_USE.fetch_sub(self.budget_held, Ordering::AcqRel);
+        }
+    }
+}
+
+/// The plan for an m×n×k product with kernel blocksizes `bs`.
+pub(crate) fn plan(
+    rntm: &Rntm,
+    shape: (usize, usize, usize),
+    bs: Blocksizes,
+    prefs: ThreadPrefs,
+) -> Plan {
+    let plan = |ways, budget_held| Plan {
+        ways,
+        pin: rntm.pinning(),
+        budget_held,
+    };
+    if in_worker() {
+        return plan(SINGLE, 0);
+    }
+    let auto = |t| auto_ways(t, shape, bs, prefs);
+    match rntm.threading() {
+        Threading::Ways(ways) => plan(ways, 0),
+        Threading::Total(t) => plan(auto(t), 0),
+        Threading::Default => {
+            let global = thread_defaults();
+            let wanted = match global {
+                Threading::Ways(ways) => ways,
+                Threading::Total(t) => auto(t),
+                Threading::Default => unreachable!("the global defaults are concrete"),
+            };
+            let budget = match global {
+                Threading::Ways(ways) => ways.total() - 1,
+                Threading::Total(t) => t - 1,
+                Threading::Default => 0,
+            };
+            let granted = reserve(&DEFAULT_HELPERS_IN_USE, wanted.total() - 1, budget);
+            let ways = if granted + 1 == wanted.total() {
+                wanted
+            } else {
+                auto(granted + 1)
+            };
+            // `auto` may use fewer threads than granted; give the surplus back at once.
+            let used = ways.total() - 1;
+            DEFAULT_HELPERS_IN_USE.fetch_sub(granted - used, Ordering::AcqRel);
+            plan(ways, used)
+        }
+    }
+}
+
+/// Takes up to `want` helpers from a budget of `budget` of which `in_use_now` are taken;
+/// returns how many.
+fn reserve(in_use_now: &AtomicUsize, want: usize, budget: usize) -> usize {
+    let mut in_use = in_use_now.load(Ordering::Acquire);
+    loop {
+        let granted = want.min(budget.saturating_sub(in_use));
+        match in_use_now.compare_exchange_weak(
+            in_use,
+            in_use + granted,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => return granted,
+            Err(now) => in_use = now,
+        }
+    }
+}
+
+/// Factorizes `t` threads over the loops for an m×n×k product (see the module docs).
+pub(crate) fn auto_ways(
+    t: usize,
+    (m, n, k): (usize, usize, usize),
+    bs: Blocksizes,
+    prefs: ThreadPrefs,
+) -> Ways {
+    // Enough work to repay each thread?
+    let work = (m as u128) * (n as u128) * (k as u128);
+    let t = t.min((work / prefs.min_work_per_thread.max(1) as u128).max(1) as usize);
+    if t <= 1 {
+        return SINGLE;
+    }
+    let (m_panels, n_panels) = (m.div_ceil(bs.mr), n.div_ceil(bs.nr));
+    let tiles = m_panels * n_panels;
+    let k_blocks = k.div_ceil(bs.kc);
+
+    // pc: the fewest k-groups that leave every other thread enough tiles of C, but never more
+    // groups than KC blocks (a group needs a whole block to be worth its reduction).
+    let enough_tiles = |pc: usize| tiles >= prefs.min_tiles_per_thread * (t / pc);
+    let divisors = (1..=t).filter(|d| t % d == 0);
+    let pc_wanted = divisors.clone().find(|&d| enough_tiles(d)).unwrap_or(t);
+    let pc = divisors
+        .filter(|&d| d <= pc_wanted && d <= k_blocks)
+        .max()
+        .unwrap_or(1);
+
+    // The rest between m and n, largest prime factors first, each to the dimension with more
+    // panels per way.
+    let (mut m_ways, mut n_ways) = (1, 1);
+    for f in prime_factors_descending(t / pc) {
+        if m_panels * n_ways >= n_panels * m_ways {
+            m_ways *= f;
+        } else {
+            n_ways *= f;
+        }
+    }
+    // n's ways go to jc when each group still gets a full NC block (separate B blocks, each in
+    // its own share of the L3), else to jr (one shared B block, split by micropanels).
+    let (jc, jr) = if n >= n_ways * bs.nc {
+        (n_ways, 1)
+    } else {
+        (1, n_ways)
+    };
+    Ways {
+        jc,
+        pc,
+        ic: m_ways,
+        jr,
+        ir: 1,
+    }
+}
+
+/// The prime factors of `x` (at most `MAX_THREADS` = 2^10, so at most 10 of them), largest
+/// first, without allocating.
+fn prime_factors_descending(mut x: usize) -> impl Iterator<Item = usize> {
+    let mut factors = [0usize; usize::BITS as usize];
+    let mut count = 0;
+    let mut p = 2;
+    while p * p <= x {
+        while x % p == 0 {
+            factors[count] = p;
+            count += 1;
+            x /= p;
+        }
+        p += 1;
+    }
+    if x > 1 {
+        factors[count] = x;
+        count += 1;
+    }
+    factors.into_iter().take(count).rev()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BS: Blocksizes = Blocksizes {
+        mr: 8,
+        nr: 4,
+        kc: 256,
+        mc: 128,
+        nc: 4096,
+    };
+    const PREFS: ThreadPrefs = ThreadPrefs {
+        min_work_per_thread: 1 << 18,
+        min_tiles_per_thread: 4,
+    };
+
+    #[test]
+    fn small_problems_stay_single_threaded() {
+        assert_eq!(auto_ways(8, (32, 32, 32), BS, PREFS), SINGLE);
+        assert_eq!(auto_ways(8, (0, 100, 100), BS, PREFS), SINGLE);
+        assert_eq!(auto_ways(1, (4000, 4000, 4000), BS, PREFS), SINGLE);
+    }
+
+    #[test]
+    fn large_squares_split_m_and_n() {
+        let w = auto_ways(2, (1000, 1000, 1000), BS, PREFS);
+        assert_eq!(w.total(), 2);
+        assert_eq!(w.pc, 1);
+        let w = auto_ways(8, (2000, 2000, 2000), BS, PREFS);
+        assert_eq!(
+            (w.total(), w.pc, w.ic > 1, w.jr * w.jc > 1),
+            (8, 1, true, true)
+        );
+        let w = auto_ways(6, (3000, 300, 500), BS, PREFS);
+        assert_eq!(w.total(), 6);
+        assert!(w.ic >= w.jr, "tall C splits rows first: {w:?}");
+    }
+
+    #[test]
+    fn k_dominant_shapes_use_pc() {
+        let w = auto_ways(8, (16, 16, 100_000), BS, PREFS);
+        assert_eq!(w.total(), 8);
+        assert!(w.pc >= 4, "{w:?}");
+        // Not more k-groups than KC blocks.
+        let w = auto_ways(8, (8, 4, 600), BS, PREFS.with_min_work(1));
+        assert!(w.pc <= 3, "{w:?}");
+    }
+
+    #[test]
+    fn wide_c_uses_jc_when_each_group_gets_an_nc_block() {
+        let w = auto_ways(2, (64, 20_000, 512), BS, PREFS);
+        assert_eq!((w.jc, w.jr), (2, 1), "{w:?}");
+    }
+
+    #[test]
+    fn prime_factors() {
+        let factors = |x| prime_factors_descending(x).collect::<Vec<_>>();
+        assert_eq!(factors(12), [3, 2, 2]);
+        assert_eq!(factors(7), [7]);
+        assert_eq!(factors(1024), [2; 10]);
+        assert!(factors(1).is_empty());
+    }
+
+    #[test]
+    fn the_default_budget_is_shared() {
+        let in_use = AtomicUsize::new(0);
+        assert_eq!(reserve(&in_use, 2, 3), 2);
+        assert_eq!(reserve(&in_use, 3, 3), 1);
+        assert_eq!(reserve(&in_use, 3, 3), 0);
+        assert_eq!(in_use.into_inner(), 3);
+    }
+}

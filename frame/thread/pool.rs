@@ -1,0 +1,283 @@
+//! The persistent thread pool. Workers are created once and reused; the calling thread works
+//! as thread 0 of its team, so a team of t threads takes t − 1 workers.
+//!
+//! Workers wait on a *lane*: a preallocated channel plus a count of its idle workers. Plain
+//! calls use the shared lane; calls that ask for pinning use one lane per core, whose workers
+//! were pinned to that core when created (so pinning never leaks into unpinned calls). A call
+//! first *reserves* one idle worker per helper it needs, spawning a new one on the lane when
+//! none is idle, and only then sends its tasks: every task sent has a worker bound to take it,
+//! so concurrent calls never wait for each other's workers and cannot deadlock, and each gets
+//! exactly the team it asked for. The pool grows to the most threads ever in use at once and
+//! stays there (no thread is created per call in steady state).
+//!
+//! Tasks borrow the caller's stack (the job closure, the completion counter); that is sound
+//! because [`run_team`] does not return until every task it sent has finished, panics
+//! included.
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::{self, Thread};
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+use parking_lot::Mutex;
+
+use crate::error::{Error, ErrorKind, Result, internal_from_panic};
+
+/// Most worker threads the pool will ever hold.
+pub(crate) const MAX_WORKERS: usize = 4096;
+/// Spins of the caller waiting for its helpers before it parks.
+const SPINS: usize = 1 << 12;
+
+/// One unit of work sent to a worker: run `job(tid)`, then count down `done`.
+struct Task {
+    job: *const (dyn Fn(usize) + Sync),
+    tid: usize,
+    done: *const Completion,
+}
+
+// SAFETY: the pointers refer to `Sync` data on the caller's stack that outlives the task
+// (`run_team` waits for every task before returning).
+unsafe impl Send for Task {}
+
+/// The caller's side of a team: how many helpers are still running, and how to wake it.
+struct Completion {
+    remaining: AtomicUsize,
+    caller: Thread,
+    /// The first panic of the team, as the error to report.
+    panic: Mutex<Option<Error>>,
+    on_panic: *const (dyn Fn() + Sync),
+}
+
+impl Completion {
+    fn record_panic(&self, payload: &(dyn std::any::Any + Send)) {
+        self.panic
+            .lock()
+            .get_or_insert_with(|| internal_from_panic(payload));
+    }
+}
+
+// SAFETY: shared only by reference with the team's threads; `on_panic` points at a `Sync`
+// closure that outlives them.
+unsafe impl Sync for Completion {}
+
+struct Lane {
+    tx: Sender<Task>,
+    rx: Receiver<Task>,
+    idle: AtomicUsize,
+    core: Option<core_affinity::CoreId>,
+}
+
+struct Lanes {
+    shared: Lane,
+    per_core: Vec<Lane>,
+}
+
+static LANES: OnceLock<Lanes> = OnceLock::new();
+static SPAWNED: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static IN_WORKER: Cell<bool> = const { Cell::new(false) };
+}
+
+fn lane(core: Option<core_affinity::CoreId>) -> Lane {
+    // Bounded, so the channel's storage is allocated once, here; at most MAX_WORKERS tasks
+    // are ever queued because each needs a reserved worker.
+    let (tx, rx) = bounded(MAX_WORKERS);
+    Lane {
+        tx,
+        rx,
+        idle: AtomicUsize::new(0),
+        core,
+    }
+}
+
+fn lanes() -> &'static Lanes {
+    LANES.get_or_init(|| Lanes {
+        shared: lane(None),
+        per_core: core_affinity::get_core_ids()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|core| lane(Some(core)))
+            .collect(),
+    })
+}
+
+/// Whether the current thread is one of the pool's workers (a nested call).
+pub(crate) fn in_worker() -> bool {
+    IN_WORKER.get()
+}
+
+/// Worker threads created so far (they are never destroyed).
+pub(crate) fn workers_spawned() -> usize {
+    SPAWNED.load(Ordering::Relaxed)
+}
+
+/// Runs `job(tid)` for every `tid` in `0..size`: tid 0 on the calling thread, the others on
+/// pool workers, pinned one per core (cores in order, starting after the caller's slot) when
+/// `pin` is set. Returns when all have finished. If any panics, `on_panic` is called (to
+/// release its teammates from barriers) and the result is an `Internal` error.
+pub(crate) fn run_team(
+    size: usize,
+    pin: bool,
+    job: &(dyn Fn(usize) + Sync),
+    on_panic: &(dyn Fn() + Sync),
+) -> Result<()> {
+    if size <= 1 {
+        return catch_unwind(AssertUnwindSafe(|| job(0))).map_err(|p| internal_from_panic(&*p));
+    }
+    let lanes = lanes();
+    let lane_of = |tid: usize| match (pin, lanes.per_core.len()) {
+        (true, cores) if cores > 0 => &lanes.per_core[tid % cores],
+        _ => &lanes.shared,
+    };
+    for tid in 1..size {
+        if let Err(e) = reserve(lane_of(tid)) {
+            for earlier in 1..tid {
+                lane_of(earlier).idle.fetch_add(1, Ordering::Release);
+            }
+            return Err(e);
+        }
+    }
+
+    let done = Completion {
+        remaining: AtomicUsize::new(size - 1),
+        caller: thread::current(),
+        panic: Mutex::new(None),
+        // SAFETY: erasing the borrow's lifetime; helpers use it only before they report
+        // completion, which this function waits for.
+        on_panic: unsafe { std::mem::transmute::<&(dyn Fn() + Sync), _>(on_panic) },
+    };
+    for tid in 1..size {
+        let task = Task {
+            // SAFETY: erasing the borrow's lifetime; this function waits below until every
+            // task has finished with it.
+            job: unsafe { std::mem::transmute::<&(dyn Fn(usize) + Sync), _>(job) },
+            tid,
+            done: &done,
+        };
+        lane_of(tid)
+            .tx
+            .try_send(task)
+            .expect("a reserved worker has room in its lane");
+    }
+    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| job(0))) {
+        done.record_panic(&*payload);
+        on_panic();
+    }
+    let mut spins = 0;
+    while done.remaining.load(Ordering::Acquire) != 0 {
+        if spins < SPINS {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            // Spurious wake-ups are fine: the loop re-checks.
+            thread::park();
+        }
+    }
+    match done.panic.into_inner() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Takes one idle worker of `lane` for a task about to be sent, spawning one if none idles.
+fn reserve(lane: &'static Lane) -> Result<()> {
+    let mut idle = lane.idle.load(Ordering::Acquire);
+    while idle > 0 {
+        match lane
+            .idle
+            .compare_exchange_weak(idle, idle - 1, Ordering::AcqRel, Ordering::Acquire)
+        {
+            Ok(_) => return Ok(()),
+            Err(now) => idle = now,
+        }
+    }
+    if SPAWNED.fetch_add(1, Ordering::AcqRel) >= MAX_WORKERS {
+        SPAWNED.fetch_sub(1, Ordering::AcqRel);
+        return Err(Error::new(
+            ErrorKind::OutOfMemory,
+            format!("gemm: the thread pool is at its limit of {MAX_WORKERS} workers"),
+        ));
+    }
+    let spawned = thread::Builder::new()
+        .name("oxblis-worker".into())
+        .spawn(move || worker(lane));
+    spawned.map(drop).map_err(|e| {
+        SPAWNED.fetch_sub(1, Ordering::AcqRel);
+        Error::new(
+            ErrorKind::OutOfMemory,
+            format!("gemm: could not start a thread: {e}"),
+        )
+    })
+}
+
+fn worker(lane: &'static Lane) {
+    IN_WORKER.set(true);
+    if let Some(core) = lane.core {
+        core_affinity::set_for_current(core);
+    }
+    // The lane's sender is static, so the channel never disconnects.
+    while let Ok(task) = lane.rx.recv() {
+        // SAFETY: the caller keeps `done` and `job` alive until `remaining` reaches 0, which
+        // happens only after this task's last use of them below.
+        let (done, job) = unsafe { (&*task.done, &*task.job) };
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(|| job(task.tid))) {
+            done.record_panic(&*payload);
+            // SAFETY: as above.
+            unsafe { (*done.on_panic)() };
+        }
+        // Idle again before reporting, so the caller's next call can reuse this worker.
+        lane.idle.fetch_add(1, Ordering::Release);
+        let caller = done.caller.clone();
+        if done.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            // `done` may be gone now; `caller` is our own handle.
+            caller.unpark();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tid_runs_once_and_the_caller_is_tid_zero() {
+        let ran: Vec<AtomicUsize> = (0..6).map(|_| AtomicUsize::new(0)).collect();
+        let caller = thread::current().id();
+        let job = |tid: usize| {
+            ran[tid].fetch_add(1, Ordering::SeqCst);
+            assert_eq!(tid == 0, thread::current().id() == caller);
+            assert_eq!(tid != 0, in_worker());
+        };
+        for _ in 0..50 {
+            run_team(6, false, &job, &|| ()).unwrap();
+        }
+        assert!(ran.iter().all(|r| r.load(Ordering::SeqCst) == 50));
+    }
+
+    #[test]
+    fn a_panicking_helper_is_reported_and_the_pool_survives() {
+        let job = |tid: usize| assert!(tid != 2, "helper 2 fails");
+        let poisoned = std::sync::atomic::AtomicBool::new(false);
+        let e = run_team(3, false, &job, &|| poisoned.store(true, Ordering::SeqCst)).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Internal);
+        assert!(e.message().contains("helper 2 fails"), "{e}");
+        assert!(poisoned.load(Ordering::SeqCst));
+        run_team(3, false, &|_| (), &|| ()).unwrap();
+    }
+
+    #[test]
+    fn pinned_teams_run() {
+        let count = AtomicUsize::new(0);
+        run_team(
+            3,
+            true,
+            &|_| drop(count.fetch_add(1, Ordering::SeqCst)),
+            &|| (),
+        )
+        .unwrap();
+        assert_eq!(count.into_inner(), 3);
+    }
+}
