@@ -94,11 +94,12 @@ impl<T: Element> RawBuf<T> {
         self.ptr
     }
 
-    /// Elements `r`, to write.
+    /// Elements `r`, to write, for a lifetime the caller picks.
     ///
     /// # Safety
-    /// No other thread reads or writes any of them while the slice lives.
-    pub(crate) unsafe fn slice_mut(&self, r: Range<usize>) -> &mut [T] {
+    /// The memory stays valid, and no other thread reads or writes any of the elements,
+    /// while the slice lives.
+    pub(crate) unsafe fn slice_mut<'a>(self, r: Range<usize>) -> &'a mut [T] {
         assert!(
             r.start <= r.end && r.end <= self.len,
             "buffer range out of range"
@@ -108,11 +109,12 @@ impl<T: Element> RawBuf<T> {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.add(r.start), r.end - r.start) }
     }
 
-    /// Elements `r`, to read.
+    /// Elements `r`, to read, for a lifetime the caller picks.
     ///
     /// # Safety
-    /// No thread writes any of them while the slice lives.
-    pub(crate) unsafe fn slice(&self, r: Range<usize>) -> &[T] {
+    /// The memory stays valid, and no thread writes any of the elements, while the slice
+    /// lives.
+    pub(crate) unsafe fn slice<'a>(self, r: Range<usize>) -> &'a [T] {
         assert!(
             r.start <= r.end && r.end <= self.len,
             "buffer range out of range"

@@ -274,7 +274,9 @@ mod tests {
         run_team(
             3,
             true,
-            &|_| drop(count.fetch_add(1, Ordering::SeqCst)),
+            &|_| {
+                count.fetch_add(1, Ordering::SeqCst);
+            },
             &|| (),
         )
         .unwrap();
