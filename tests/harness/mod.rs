@@ -98,9 +98,8 @@ impl Case {
     }
 }
 
-/// Runs `case` in `cntx` and checks it; panics with the case on any mismatch. Small-integer
-/// data must match the reference exactly; uniform data within the rounding bound.
-pub fn run_case<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64) {
+/// The operands of `case`, built from `seed`: A, B, C, alpha, beta.
+fn operands<T: Dt>(case: &Case, seed: u64) -> (TestMatrix<T>, TestMatrix<T>, TestMatrix<T>, T, T) {
     let mut rng = Rng::new(seed);
     let (ar, ac) = case.op_a.stored_shape(case.m, case.k);
     let (br, bc) = case.op_b.stored_shape(case.k, case.n);
@@ -117,14 +116,29 @@ pub fn run_case<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64)
     }
     let alpha: T = case.alpha.pick(&mut rng, case.values);
     let beta: T = case.beta.pick(&mut rng, case.values);
-    let original = c.buf.clone();
-    let mut c_ref = c.clone();
+    (a, b, c, alpha, beta)
+}
 
+/// C's whole buffer after running `case` (operands from `seed`) in `cntx` with `rntm`.
+pub fn gemm_output<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64) -> Vec<T> {
+    let (a, b, mut c, alpha, beta) = operands::<T>(case, seed);
     let av = case.op_a.apply(a.view()).scaled(alpha);
     let bv = case.op_b.apply(b.view());
     if let Err(e) = gemm_with_cntx(&av, &bv, &mut c.view_mut().with_beta(beta), cntx, rntm) {
-        panic!("{}: {case:?} failed: {e}", cntx.name());
+        panic!("{}: {case:?} with {rntm:?} failed: {e}", cntx.name());
     }
+    c.buf
+}
+
+/// Runs `case` in `cntx` and checks it; panics with the case on any mismatch. Small-integer
+/// data must match the reference exactly; uniform data within the rounding bound.
+pub fn run_case<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64) {
+    let (a, b, mut c, alpha, beta) = operands::<T>(case, seed);
+    let original = c.buf.clone();
+    let mut c_ref = c.clone();
+    c.buf = gemm_output::<T>(cntx, rntm, case, seed);
+    let av = case.op_a.apply(a.view()).scaled(alpha);
+    let bv = case.op_b.apply(b.view());
     let magnitude = gemm_reference(&av, &bv, &mut c_ref.view_mut().with_beta(beta));
     let cmp = compare(&c, &c_ref, &original, &magnitude, case.k);
     let limit = match case.values {
@@ -132,15 +146,11 @@ pub fn run_case<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64)
         Values::Uniform => 1.0,
     };
     let what = format!(
-        "{}gemm in {}: {case:?} alpha {alpha:?} beta {beta:?}",
+        "{}gemm in {} with {rntm:?}: {case:?} alpha {alpha:?} beta {beta:?}",
         T::LETTER,
         cntx.name()
     );
-    assert!(
-        cmp.residual <= limit,
-        "residual {} > {limit}: {what}",
-        cmp.residual
-    );
+    assert!(cmp.residual <= limit, "residual {} > {limit}: {what}", cmp.residual);
     assert_eq!(cmp.wrote_outside, None, "wrote outside C: {what}");
 }
 

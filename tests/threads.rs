@@ -1,0 +1,176 @@
+//! Threads. Every combination of ways up to 8 threads (jc, pc, ic, jr, ir each 1..4) gives
+//! the single-thread result: bit for bit when k is not split (no summation is reordered),
+//! within the rounding bound of the reference when it is. Concurrent application threads
+//! with different `Rntm`s, calls from a rayon pool, and k-dominant shapes split over k.
+
+mod harness;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use harness::{Case, Dt, bits_equal, contexts_with_tiny_blocks, gemm_output, run_case};
+use oxblis::check::{Rng, Values};
+use oxblis::{Cntx, MatMut, MatRef, Rntm, Ways, c32, c64, gemm_ex};
+
+fn all_ways_up_to_8() -> Vec<Ways> {
+    let mut all = Vec::new();
+    for jc in 1..=4 {
+        for pc in 1..=4 {
+            for ic in 1..=4 {
+                for jr in 1..=4 {
+                    for ir in 1..=4 {
+                        let w = Ways { jc, pc, ic, jr, ir };
+                        if w.total() <= 8 {
+                            all.push(w);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    all
+}
+
+fn ways_match_one_thread<T: Dt>(cntx: &Cntx) {
+    let mut rng = Rng::new(31);
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    for (seed, ways) in all_ways_up_to_8().into_iter().enumerate() {
+        let seed = seed as u64;
+        let rntm = Rntm::new().with_ways(ways).unwrap();
+        // Sizes that give every loop several blocks, with edges, under the tiny blocksizes.
+        let case = Case {
+            values: Values::Uniform,
+            ..Case::random(&mut rng, 45, 27, 14)
+        };
+        let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
+        if ways.pc == 1 {
+            let got = gemm_output::<T>(cntx, Some(&rntm), &case, seed);
+            assert!(
+                got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                "{}gemm with {ways:?} differs from one thread: {case:?}",
+                T::LETTER
+            );
+        } else {
+            run_case::<T>(cntx, Some(&rntm), &case, seed);
+        }
+    }
+}
+
+#[test]
+fn every_ways_combination_matches_one_thread() {
+    for (_, tiny) in contexts_with_tiny_blocks() {
+        ways_match_one_thread::<f32>(&tiny);
+        ways_match_one_thread::<f64>(&tiny);
+        ways_match_one_thread::<c32>(&tiny);
+        ways_match_one_thread::<c64>(&tiny);
+    }
+}
+
+/// Edge shapes with many threads: more threads than tiles, k smaller than the k groups.
+#[test]
+fn more_threads_than_work() {
+    for (_, tiny) in contexts_with_tiny_blocks() {
+        let ways = Ways { jc: 2, pc: 4, ic: 2, jr: 1, ir: 1 };
+        let rntm = Rntm::new().with_ways(ways).unwrap();
+        let mut rng = Rng::new(37);
+        for (m, n, k) in [(1, 1, 1), (3, 2, 2), (1, 40, 3), (40, 1, 100), (0, 5, 5), (5, 5, 0)] {
+            run_case::<f64>(&tiny, Some(&rntm), &Case::random(&mut rng, m, n, k), 7);
+            run_case::<c32>(&tiny, Some(&rntm), &Case::random(&mut rng, m, n, k), 7);
+        }
+    }
+}
+
+/// The shape BLIS cannot parallelize: tiny C, long k (78 KC blocks; the benchmark uses
+/// k = 100 000, the reference here would take too long). Split over k (explicitly and by the
+/// automatic plan), the result must stay within the rounding bound.
+#[test]
+fn k_dominant_shapes_split_over_k() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut rng = Rng::new(41);
+        let case = Case {
+            values: Values::Uniform,
+            ..Case::random(&mut rng, 64, 64, 20_000)
+        };
+        let pc2 = Rntm::new().with_ways(Ways { jc: 1, pc: 2, ic: 1, jr: 1, ir: 1 }).unwrap();
+        run_case::<f64>(&full, Some(&pc2), &case, 1);
+        let auto8 = Rntm::new().with_num_threads(8).unwrap();
+        run_case::<f32>(&full, Some(&auto8), &Case { m: 16, n: 16, ..case }, 2);
+    }
+}
+
+/// Application threads calling at once, each with its own Rntm (different ways, totals,
+/// pinning, defaults), hundreds of calls each, every result checked against the
+/// single-thread result computed up front.
+#[test]
+fn concurrent_callers_with_different_rntms() {
+    // Default blocksizes: with the tiny ones every call is hundreds of barriers, and eight
+    // callers on a 2-core machine spend the run parking and waking.
+    let cntx = contexts_with_tiny_blocks().remove(0).0;
+    let rntms = [
+        None,
+        Some(Rntm::new().with_num_threads(1).unwrap()),
+        Some(Rntm::new().with_num_threads(2).unwrap()),
+        Some(Rntm::new().with_num_threads(3).unwrap().with_pinning(true)),
+        Some(Rntm::new().with_ways(Ways { jc: 1, pc: 1, ic: 2, jr: 2, ir: 1 }).unwrap()),
+        Some(Rntm::new().with_ways(Ways { jc: 2, pc: 1, ic: 1, jr: 1, ir: 2 }).unwrap()),
+        Some(Rntm::new().with_ways(Ways { jc: 1, pc: 1, ic: 3, jr: 1, ir: 1 }).unwrap()),
+        Some(Rntm::new().with_ways(Ways { jc: 1, pc: 1, ic: 1, jr: 4, ir: 1 }).unwrap().with_pinning(true)),
+    ];
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    let mut rng = Rng::new(43);
+    let cases: Vec<Case> = (0..6)
+        .map(|i| Case {
+            values: Values::Uniform,
+            ..Case::random(&mut rng, 60 + 37 * i, 140 - 19 * i, 90 + 25 * i)
+        })
+        .collect();
+    let expected: Vec<Vec<f64>> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, case)| gemm_output::<f64>(&cntx, Some(&single), case, i as u64))
+        .collect();
+    let checked = AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for (t, rntm) in rntms.iter().enumerate() {
+            let (cases, expected, checked, cntx) = (&cases, &expected, &checked, &cntx);
+            s.spawn(move || {
+                for call in 0..150 {
+                    let i = (t + call) % cases.len();
+                    let got = gemm_output::<f64>(cntx, rntm.as_ref(), &cases[i], i as u64);
+                    assert!(
+                        got.iter().zip(&expected[i]).all(|(x, y)| bits_equal(*x, *y)),
+                        "caller {t} call {call} with {rntm:?}: wrong result"
+                    );
+                    checked.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(checked.into_inner(), 8 * 150);
+}
+
+/// Calls from inside a rayon pool, on the global defaults: no deadlock, right answers (the
+/// shared default budget keeps them from multiplying threads).
+#[test]
+fn calls_from_a_rayon_pool() {
+    use rayon::prelude::*;
+    let n = 96;
+    let a: Vec<f64> = (0..n * n).map(|x| (x % 7) as f64).collect();
+    let b: Vec<f64> = (0..n * n).map(|x| (x % 5) as f64).collect();
+    let av = MatRef::col_major(&a, n, n, n).unwrap();
+    let bv = MatRef::col_major(&b, n, n, n).unwrap();
+    let mut want = vec![0.0; n * n];
+    let one = Rntm::new().with_num_threads(1).unwrap();
+    gemm_ex(&av, &bv, &mut MatMut::col_major(&mut want, n, n, n).unwrap(), Some(&one)).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
+    let results: Vec<Vec<f64>> = pool.install(|| {
+        (0..64)
+            .into_par_iter()
+            .map(|_| {
+                let mut c = vec![f64::NAN; n * n];
+                gemm_ex(&av, &bv, &mut MatMut::col_major(&mut c, n, n, n).unwrap(), None).unwrap();
+                c
+            })
+            .collect()
+    });
+    assert!(results.iter().all(|c| *c == want));
+}
