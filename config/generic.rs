@@ -26,7 +26,6 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
         // ~20 µs, several times what waking a parked worker costs.
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 18,
-            min_tiles_per_thread: 4,
         },
     }
 }

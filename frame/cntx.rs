@@ -32,18 +32,6 @@ pub struct ThreadPrefs {
     /// Multiply-adds (m·n·k) each thread should get at least; smaller problems use fewer
     /// threads, because waking one costs microseconds.
     pub min_work_per_thread: usize,
-    /// MR×NR tiles of C each thread should get at least before the k loop is split instead.
-    pub min_tiles_per_thread: usize,
-}
-
-impl ThreadPrefs {
-    /// The same preferences with another minimum of work per thread.
-    pub const fn with_min_work(self, min_work_per_thread: usize) -> ThreadPrefs {
-        ThreadPrefs {
-            min_work_per_thread,
-            ..self
-        }
-    }
 }
 
 /// Packed blocks larger than this are refused (a safety net against absurd blocksizes).

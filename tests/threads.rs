@@ -69,10 +69,23 @@ fn every_ways_combination_matches_one_thread() {
 #[test]
 fn more_threads_than_work() {
     for (_, tiny) in contexts_with_tiny_blocks() {
-        let ways = Ways { jc: 2, pc: 4, ic: 2, jr: 1, ir: 1 };
+        let ways = Ways {
+            jc: 2,
+            pc: 4,
+            ic: 2,
+            jr: 1,
+            ir: 1,
+        };
         let rntm = Rntm::new().with_ways(ways).unwrap();
         let mut rng = Rng::new(37);
-        for (m, n, k) in [(1, 1, 1), (3, 2, 2), (1, 40, 3), (40, 1, 100), (0, 5, 5), (5, 5, 0)] {
+        for (m, n, k) in [
+            (1, 1, 1),
+            (3, 2, 2),
+            (1, 40, 3),
+            (40, 1, 100),
+            (0, 5, 5),
+            (5, 5, 0),
+        ] {
             run_case::<f64>(&tiny, Some(&rntm), &Case::random(&mut rng, m, n, k), 7);
             run_case::<c32>(&tiny, Some(&rntm), &Case::random(&mut rng, m, n, k), 7);
         }
@@ -90,10 +103,27 @@ fn k_dominant_shapes_split_over_k() {
             values: Values::Uniform,
             ..Case::random(&mut rng, 64, 64, 20_000)
         };
-        let pc2 = Rntm::new().with_ways(Ways { jc: 1, pc: 2, ic: 1, jr: 1, ir: 1 }).unwrap();
+        let pc2 = Rntm::new()
+            .with_ways(Ways {
+                jc: 1,
+                pc: 2,
+                ic: 1,
+                jr: 1,
+                ir: 1,
+            })
+            .unwrap();
         run_case::<f64>(&full, Some(&pc2), &case, 1);
         let auto8 = Rntm::new().with_num_threads(8).unwrap();
-        run_case::<f32>(&full, Some(&auto8), &Case { m: 16, n: 16, ..case }, 2);
+        run_case::<f32>(
+            &full,
+            Some(&auto8),
+            &Case {
+                m: 16,
+                n: 16,
+                ..case
+            },
+            2,
+        );
     }
 }
 
@@ -110,10 +140,51 @@ fn concurrent_callers_with_different_rntms() {
         Some(Rntm::new().with_num_threads(1).unwrap()),
         Some(Rntm::new().with_num_threads(2).unwrap()),
         Some(Rntm::new().with_num_threads(3).unwrap().with_pinning(true)),
-        Some(Rntm::new().with_ways(Ways { jc: 1, pc: 1, ic: 2, jr: 2, ir: 1 }).unwrap()),
-        Some(Rntm::new().with_ways(Ways { jc: 2, pc: 1, ic: 1, jr: 1, ir: 2 }).unwrap()),
-        Some(Rntm::new().with_ways(Ways { jc: 1, pc: 1, ic: 3, jr: 1, ir: 1 }).unwrap()),
-        Some(Rntm::new().with_ways(Ways { jc: 1, pc: 1, ic: 1, jr: 4, ir: 1 }).unwrap().with_pinning(true)),
+        Some(
+            Rntm::new()
+                .with_ways(Ways {
+                    jc: 1,
+                    pc: 1,
+                    ic: 2,
+                    jr: 2,
+                    ir: 1,
+                })
+                .unwrap(),
+        ),
+        Some(
+            Rntm::new()
+                .with_ways(Ways {
+                    jc: 2,
+                    pc: 1,
+                    ic: 1,
+                    jr: 1,
+                    ir: 2,
+                })
+                .unwrap(),
+        ),
+        Some(
+            Rntm::new()
+                .with_ways(Ways {
+                    jc: 1,
+                    pc: 1,
+                    ic: 3,
+                    jr: 1,
+                    ir: 1,
+                })
+                .unwrap(),
+        ),
+        Some(
+            Rntm::new()
+                .with_ways(Ways {
+                    jc: 1,
+                    pc: 1,
+                    ic: 1,
+                    jr: 4,
+                    ir: 1,
+                })
+                .unwrap()
+                .with_pinning(true),
+        ),
     ];
     let single = Rntm::new().with_num_threads(1).unwrap();
     let mut rng = Rng::new(43);
@@ -137,7 +208,9 @@ fn concurrent_callers_with_different_rntms() {
                     let i = (t + call) % cases.len();
                     let got = gemm_output::<f64>(cntx, rntm.as_ref(), &cases[i], i as u64);
                     assert!(
-                        got.iter().zip(&expected[i]).all(|(x, y)| bits_equal(*x, *y)),
+                        got.iter()
+                            .zip(&expected[i])
+                            .all(|(x, y)| bits_equal(*x, *y)),
                         "caller {t} call {call} with {rntm:?}: wrong result"
                     );
                     checked.fetch_add(1, Ordering::Relaxed);
@@ -160,14 +233,29 @@ fn calls_from_a_rayon_pool() {
     let bv = MatRef::col_major(&b, n, n, n).unwrap();
     let mut want = vec![0.0; n * n];
     let one = Rntm::new().with_num_threads(1).unwrap();
-    gemm_ex(&av, &bv, &mut MatMut::col_major(&mut want, n, n, n).unwrap(), Some(&one)).unwrap();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
+    gemm_ex(
+        &av,
+        &bv,
+        &mut MatMut::col_major(&mut want, n, n, n).unwrap(),
+        Some(&one),
+    )
+    .unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(8)
+        .build()
+        .unwrap();
     let results: Vec<Vec<f64>> = pool.install(|| {
         (0..64)
             .into_par_iter()
             .map(|_| {
                 let mut c = vec![f64::NAN; n * n];
-                gemm_ex(&av, &bv, &mut MatMut::col_major(&mut c, n, n, n).unwrap(), None).unwrap();
+                gemm_ex(
+                    &av,
+                    &bv,
+                    &mut MatMut::col_major(&mut c, n, n, n).unwrap(),
+                    None,
+                )
+                .unwrap();
                 c
             })
             .collect()

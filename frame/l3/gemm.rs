@@ -417,4 +417,57 @@ mod tests {
             );
         }
     }
+
+    /// The reference 4×4 kernel, after making a gemm call of its own (with 4 threads asked
+    /// for) and checking it: what a callback into oxblis from inside a worker looks like.
+    unsafe fn nesting_ukr(args: &GemmUkrArgs<f64, f64>) {
+        let a = [1.0, 2.0, 3.0, 4.0];
+        let mut c = [0.0; 4];
+        let av = MatRef::col_major(&a, 2, 2, 2).unwrap();
+        let four = Rntm::new().with_num_threads(4).unwrap();
+        if crate::thread::pool::in_worker() {
+            let bs = crate::cntx::Blocksizes {
+                mr: 4,
+                nr: 4,
+                kc: 8,
+                mc: 8,
+                nc: 8,
+            };
+            let prefs = crate::cntx::ThreadPrefs {
+                min_work_per_thread: 1,
+            };
+            let plan = crate::thread::plan::plan(&four, (1000, 1000, 1000), bs, prefs);
+            assert_eq!(plan.ways.total(), 1, "nested calls run single-threaded");
+        }
+        let mut cv = MatMut::col_major(&mut c, 2, 2, 2).unwrap();
+        crate::gemm_ex(&av, &av, &mut cv, Some(&four)).unwrap();
+        assert_eq!(c, [7.0, 10.0, 15.0, 22.0]);
+        // SAFETY: same contract, same MR×NR.
+        unsafe { reference::gemm_ukr::<f64, 4, 4>(args) }
+    }
+
+    #[test]
+    fn calls_from_inside_a_worker_neither_deadlock_nor_fan_out() {
+        // SAFETY: the nesting kernel ends in the portable 4×4 reference kernel.
+        let cntx = unsafe { Cntx::generic_with_test_dgemm(nesting_ukr, false) };
+        let n = 24;
+        let a: Vec<f64> = (0..n * n).map(|x| (x % 3) as f64).collect();
+        let mut c = vec![0.0; n * n];
+        let ways = crate::rntm::Ways {
+            jc: 1,
+            pc: 1,
+            ic: 2,
+            jr: 2,
+            ir: 1,
+        };
+        let rntm = Rntm::new().with_ways(ways).unwrap();
+        let av = MatRef::col_major(&a, n, n, n).unwrap();
+        let cv = MatMut::col_major(&mut c, n, n, n).unwrap();
+        super::gemm_front(&cntx, av, av, cv, &rntm).unwrap();
+        for (idx, &got) in c.iter().enumerate() {
+            let (i, j) = (idx % n, idx / n);
+            let want: f64 = (0..n).map(|p| a[i + p * n] * a[p + j * n]).sum();
+            assert_eq!(got, want);
+        }
+    }
 }

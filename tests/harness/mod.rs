@@ -150,7 +150,11 @@ pub fn run_case<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64)
         T::LETTER,
         cntx.name()
     );
-    assert!(cmp.residual <= limit, "residual {} > {limit}: {what}", cmp.residual);
+    assert!(
+        cmp.residual <= limit,
+        "residual {} > {limit}: {what}",
+        cmp.residual
+    );
     assert_eq!(cmp.wrote_outside, None, "wrote outside C: {what}");
 }
 
