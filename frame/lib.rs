@@ -66,3 +66,6 @@ struct KernelsHowToExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/ConfigurationHowTo.md")]
 struct ConfigurationHowToExamples;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/Multithreading.md")]
+struct MultithreadingExamples;
