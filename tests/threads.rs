@@ -135,56 +135,16 @@ fn concurrent_callers_with_different_rntms() {
     // Default blocksizes: with the tiny ones every call is hundreds of barriers, and eight
     // callers on a 2-core machine spend the run parking and waking.
     let cntx = contexts_with_tiny_blocks().remove(0).0;
+    let ways = |jc, pc, ic, jr, ir| Rntm::new().with_ways(Ways { jc, pc, ic, jr, ir }).unwrap();
     let rntms = [
         None,
         Some(Rntm::new().with_num_threads(1).unwrap()),
         Some(Rntm::new().with_num_threads(2).unwrap()),
         Some(Rntm::new().with_num_threads(3).unwrap().with_pinning(true)),
-        Some(
-            Rntm::new()
-                .with_ways(Ways {
-                    jc: 1,
-                    pc: 1,
-                    ic: 2,
-                    jr: 2,
-                    ir: 1,
-                })
-                .unwrap(),
-        ),
-        Some(
-            Rntm::new()
-                .with_ways(Ways {
-                    jc: 2,
-                    pc: 1,
-                    ic: 1,
-                    jr: 1,
-                    ir: 2,
-                })
-                .unwrap(),
-        ),
-        Some(
-            Rntm::new()
-                .with_ways(Ways {
-                    jc: 1,
-                    pc: 1,
-                    ic: 3,
-                    jr: 1,
-                    ir: 1,
-                })
-                .unwrap(),
-        ),
-        Some(
-            Rntm::new()
-                .with_ways(Ways {
-                    jc: 1,
-                    pc: 1,
-                    ic: 1,
-                    jr: 4,
-                    ir: 1,
-                })
-                .unwrap()
-                .with_pinning(true),
-        ),
+        Some(ways(1, 1, 2, 2, 1)),
+        Some(ways(2, 1, 1, 1, 2)),
+        Some(ways(1, 1, 3, 1, 1)),
+        Some(ways(1, 1, 1, 4, 1).with_pinning(true)),
     ];
     let single = Rntm::new().with_num_threads(1).unwrap();
     let mut rng = Rng::new(43);
