@@ -6,7 +6,11 @@ use crate::cntx::Cntx;
 
 pub mod cpu_features;
 pub mod generic;
+#[cfg(target_arch = "x86_64")]
+pub mod haswell;
 pub mod registry;
+#[cfg(target_arch = "x86_64")]
+pub mod skx;
 
 pub use cpu_features::Features;
 

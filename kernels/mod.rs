@@ -21,7 +21,11 @@
 
 use crate::types::Element;
 
+#[cfg(target_arch = "x86_64")]
+pub mod haswell;
 pub mod reference;
+#[cfg(target_arch = "x86_64")]
+pub mod skx;
 
 /// The largest tile (MR·NR) a kernel may declare; the framework's scratch tile for edges
 /// lives on the stack and is this big.

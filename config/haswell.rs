@@ -1,0 +1,53 @@
+//! `haswell`: AVX2 + FMA CPUs (Haswell and later Intel, Zen 1–3), chosen by CPU features
+//! alone. AVX2 kernels for f32 and f64; complex dtypes keep the reference kernels until
+//! their own kernels land.
+//!
+//! Blocksizes: KC so an A and a B micropanel stay in L1 (16×384 + 384×6 floats; 8×256 +
+//! 256×6 doubles), MC·KC in a 1 MiB L2 (240×384×4 B = 360 KiB; 240×256×8 B = 480 KiB), NC·KC
+//! in the shared L3. Starting points from BLIS's haswell values scaled to the larger L2,
+//! checked with `cargo bench --bench gemm` (docs/Performance.md).
+
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
+use crate::config::{Features, SubConfig, generic};
+use crate::kernels::haswell;
+
+/// The `haswell` sub-configuration.
+pub const HASWELL: SubConfig = SubConfig {
+    name: "haswell",
+    requires: Features::AVX.union(Features::AVX2).union(Features::FMA),
+    context,
+};
+
+fn context() -> Cntx {
+    //                         MR  NR   KC   MC    NC
+    let s = Blocksizes {
+        mr: 16,
+        nr: 6,
+        kc: 384,
+        mc: 240,
+        nc: 4080,
+    };
+    let d = Blocksizes {
+        mr: 8,
+        nr: 6,
+        kc: 256,
+        mc: 240,
+        nc: 4080,
+    };
+    // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
+    // only AVX2 and FMA, which this configuration requires.
+    let (sgemm, dgemm) = unsafe {
+        (
+            GemmKernel::new("haswell_f32_16x6", haswell::gemm_f32_16x6, false, s),
+            GemmKernel::new("haswell_f64_8x6", haswell::gemm_f64_8x6, false, d),
+        )
+    };
+    Cntx {
+        sgemm,
+        dgemm,
+        threads: ThreadPrefs {
+            min_work_per_thread: 1 << 19,
+        },
+        ..generic::reference_context("haswell")
+    }
+}
