@@ -2,11 +2,13 @@
 //! 4), chosen by CPU features alone. AVX-512 kernels for f32 and f64; complex dtypes keep
 //! the reference kernels until their own kernels land.
 //!
-//! Blocksizes: KC so an A and a B micropanel stay in the 32 KiB L1 (32×384 + 384×12 floats
-//! = 66 KiB streamed, 48 KiB for f64 at KC 256), MC·KC in the 1 MiB L2 (480×384×4 B = 720
-//! KiB; 240×256×8 B = 480 KiB), NC·KC in the shared L3. Starting points from BLIS's skx
-//! values, checked on the development machine with `cargo bench --bench gemm`
-//! (docs/Performance.md).
+//! Blocksizes: the B micropanel (KC×12) stays in the 32 KiB L1 while A micropanels stream
+//! from L2, the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 240×384×8 B =
+//! 720 KiB), NC·KC is a share of the L3. Started from BLIS's skx values (KC 384, MC 480 /
+//! 240) and swept on the development machine (single thread, best of repeated runs, square
+//! 256…2048, `Cntx::with_blocksizes`): sgemm KC 512 / MC 256 was best or tied at every size
+//! (106–107 GFLOPS against 102–106 for 384/480), dgemm KC 384 / MC 240 by 1–3 %. The sweep
+//! is recorded in docs/Performance.md.
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};

@@ -23,8 +23,9 @@ use crate::view::MatRef;
 /// exactly those panels: panel `p` goes to `dst[(p - panels.start)*mr*k ..][.. mr*k]`. Threads
 /// of a team each pack their own range of panels of the same block.
 ///
-/// Plainly, it is this loop (with the order of the two inner loops chosen by which source
-/// stride is smaller, so the reads stay sequential):
+/// Plainly, it is this loop (done as a copy when a panel's rows are contiguous, as 8×8
+/// transposes when its columns are, and otherwise with the loop order that reads memory in
+/// order):
 ///
 /// ```text
 /// for panel in panels, for p in 0..k, for i in 0..mr:
@@ -70,8 +71,66 @@ fn pack_panel<T: Element>(a: &MatRef<T>, first: usize, rows: usize, mr: usize, d
         let v = unsafe { a.read_stored(first + i, p) };
         if conj { v.conj() } else { v }
     };
-    if a.row_stride().unsigned_abs() <= a.col_stride().unsigned_abs() {
-        // Rows are closer together in memory: walk down each column.
+    if a.row_stride() == 1 {
+        // Each packed column is `rows` consecutive elements of the source: a copy.
+        for (p, column) in dst.chunks_exact_mut(mr).enumerate() {
+            // SAFETY: rows first..first+rows of column p are in range and, with unit row
+            // stride, contiguous.
+            let src = unsafe {
+                std::slice::from_raw_parts(
+                    a.as_ptr().add(first).offset(p as isize * a.col_stride()),
+                    rows,
+                )
+            };
+            if conj {
+                for (d, s) in column.iter_mut().zip(src) {
+                    *d = s.conj();
+                }
+            } else {
+                column[..rows].copy_from_slice(src);
+            }
+            column[rows..].fill(T::zero());
+        }
+    } else if a.col_stride() == 1 {
+        // Each source row is contiguous along p: transpose in 8×8 blocks so both the reads
+        // (8 consecutive p of one row) and the writes (8 consecutive i of one column) run
+        // in order, which the compiler turns into vector loads, shuffles and stores.
+        const B: usize = 8;
+        let row = |i: usize| {
+            a.as_ptr()
+                .wrapping_offset((first + i) as isize * a.row_stride())
+        };
+        let full_p = k / B * B;
+        for i0 in (0..rows).step_by(B) {
+            let ib = B.min(rows - i0);
+            for p0 in (0..full_p).step_by(B) {
+                let mut block = [[T::zero(); B]; B];
+                for (ii, line) in block.iter_mut().enumerate().take(ib) {
+                    // SAFETY: row first+i0+ii < m, columns p0..p0+8 <= k, contiguous.
+                    let src = unsafe { std::slice::from_raw_parts(row(i0 + ii).add(p0), B) };
+                    line.copy_from_slice(src);
+                }
+                for pp in 0..B {
+                    let out = &mut dst[(p0 + pp) * mr + i0..][..ib];
+                    for (ii, d) in out.iter_mut().enumerate() {
+                        let v = block[ii][pp];
+                        *d = if conj { v.conj() } else { v };
+                    }
+                }
+            }
+            for p in full_p..k {
+                for ii in 0..ib {
+                    dst[p * mr + i0 + ii] = read(i0 + ii, p);
+                }
+            }
+        }
+        if rows < mr {
+            for column in dst.chunks_exact_mut(mr) {
+                column[rows..].fill(T::zero());
+            }
+        }
+    } else if a.row_stride().unsigned_abs() <= a.col_stride().unsigned_abs() {
+        // General strides, rows closer together in memory: walk down each column.
         for (p, column) in dst.chunks_exact_mut(mr).enumerate() {
             for (i, d) in column[..rows].iter_mut().enumerate() {
                 *d = read(i, p);
@@ -79,7 +138,7 @@ fn pack_panel<T: Element>(a: &MatRef<T>, first: usize, rows: usize, mr: usize, d
             column[rows..].fill(T::zero());
         }
     } else {
-        // Columns are closer together: walk along each row.
+        // General strides, columns closer together: walk along each row.
         for i in 0..rows {
             for p in 0..k {
                 dst[p * mr + i] = read(i, p);

@@ -60,7 +60,7 @@ mod tests {
                     for part in 0..parts {
                         let r = partition(len, parts, part, align);
                         assert_eq!(r.start, next, "len {len} parts {parts} align {align}");
-                        assert!(r.start % align == 0 || r.start == len);
+                        assert!(r.start.is_multiple_of(align) || r.start == len);
                         assert!(r.end - r.start <= largest_part(len, parts, align));
                         next = r.end;
                     }

@@ -168,7 +168,7 @@ fn prime_factors_descending(mut x: usize) -> impl Iterator<Item = usize> {
     let mut count = 0;
     let mut p = 2;
     while p * p <= x {
-        while x % p == 0 {
+        while x.is_multiple_of(p) {
             factors[count] = p;
             count += 1;
             x /= p;

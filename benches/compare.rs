@@ -1,0 +1,590 @@
+//! The comparison driver: oxblis against the system OpenBLAS and BLIS (loaded at run time
+//! with `libloading`, when installed) and the `gemm` crate (0.19, `x86-v4`), in one process,
+//! on the same inputs, interleaved so the machine's slow phases hit everyone alike.
+//!
+//! ```text
+//! cargo bench --bench compare -- [--dtype s,d] [--threads 1,2] [--sizes 32,64,...]
+//!     [--skinny] [--no-square] [--lib NAME=PATH]... [--blis-arch skx] [--samples N]
+//!     [--svg PREFIX]
+//! ```
+//!
+//! Prints, per problem, each library's GFLOPS (2mnk over the median sample), oxblis's share
+//! of the measured FMA peak of one core (× threads), and oxblis's speed over each peer's
+//! (> 1: oxblis is faster). Every peer's C is checked against oxblis's; a disagreement
+//! fails the run. `--svg PREFIX` writes one plot per dtype and thread count. See
+//! `docs/Performance.md` for the figures this produced.
+
+use std::collections::BTreeMap;
+use std::ffi::c_int;
+use std::time::{Duration, Instant};
+
+use libloading::Library;
+use oxblis::check::{Rng, Values};
+use oxblis::{GemmPair, MatMut, MatRef, Rntm, Scalar, gemm_ex};
+
+const OPENBLAS: &str = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
+const BLIS: &str = "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4";
+const SQUARES: [usize; 12] = [32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048];
+const SKINNY: [(usize, usize, usize); 4] = [
+    (4096, 16, 4096),
+    (16, 4096, 4096),
+    (4096, 4096, 16),
+    (64, 64, 4096),
+];
+
+// CBLAS enums (column-major, no transpose).
+const COL_MAJOR: c_int = 102;
+const NO_TRANS: c_int = 111;
+
+type CblasGemm<T> = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    T,
+    *const T,
+    c_int,
+    *const T,
+    c_int,
+    T,
+    *mut T,
+    c_int,
+);
+type SetThreads = unsafe extern "C" fn(c_int);
+
+/// A dtype the driver compares: its CBLAS symbol and the gemm crate's entry.
+trait Dtype: Scalar + GemmPair<Self> {
+    const CBLAS: &'static [u8];
+    /// Machine epsilon of the type, for the agreement check.
+    const EPS: f64;
+}
+impl Dtype for f32 {
+    const CBLAS: &'static [u8] = b"cblas_sgemm\0";
+    const EPS: f64 = f32::EPSILON as f64;
+}
+impl Dtype for f64 {
+    const CBLAS: &'static [u8] = b"cblas_dgemm\0";
+    const EPS: f64 = f64::EPSILON;
+}
+
+/// A loaded BLAS library.
+struct Peer {
+    name: String,
+    lib: Library,
+}
+
+impl Peer {
+    fn load(name: &str, path: &str, env: Option<(&str, &str)>) -> Option<Peer> {
+        // Some libraries read their environment when they load; set it only for that.
+        if let Some((k, v)) = env {
+            // SAFETY: the driver is single-threaded here (no oxblis call has run yet).
+            unsafe { std::env::set_var(k, v) };
+        }
+        // SAFETY: loading a system BLAS runs its initializers, which is what we want.
+        let lib = unsafe { Library::new(path) };
+        let peer = match lib {
+            Ok(lib) => Some(Peer {
+                name: name.to_string(),
+                lib,
+            }),
+            Err(e) => {
+                eprintln!("compare: skipping {name} ({path}): {e}");
+                None
+            }
+        };
+        if let (Some(p), Some(_)) = (&peer, env) {
+            // Force lazy initialization while the variable is still set.
+            p.gemm::<f64>(1, 1, 1, &[1.0], &[1.0], &mut [0.0]);
+        }
+        if let Some((k, _)) = env {
+            // SAFETY: as above.
+            unsafe { std::env::remove_var(k) };
+        }
+        peer
+    }
+
+    fn set_threads(&self, n: usize) {
+        for symbol in [
+            &b"openblas_set_num_threads\0"[..],
+            b"bli_thread_set_num_threads\0",
+        ] {
+            // SAFETY: both symbols have this signature in their libraries.
+            if let Ok(f) = unsafe { self.lib.get::<SetThreads>(symbol) } {
+                // SAFETY: a plain setter.
+                unsafe { f(n as c_int) };
+            }
+        }
+    }
+
+    fn gemm<T: Dtype>(&self, m: usize, n: usize, k: usize, a: &[T], b: &[T], c: &mut [T]) {
+        // SAFETY: the CBLAS ?gemm signature; the symbol exists in every CBLAS library.
+        let f = unsafe { self.lib.get::<CblasGemm<T>>(T::CBLAS) }.expect("cblas ?gemm");
+        let (m, n, k) = (m as c_int, n as c_int, k as c_int);
+        // SAFETY: column-major m×k, k×n, m×n buffers with leading dimensions m, k, m.
+        unsafe {
+            f(
+                COL_MAJOR,
+                NO_TRANS,
+                NO_TRANS,
+                m,
+                n,
+                k,
+                T::one(),
+                a.as_ptr(),
+                m.max(1),
+                b.as_ptr(),
+                k.max(1),
+                T::zero(),
+                c.as_mut_ptr(),
+                m.max(1),
+            )
+        };
+    }
+}
+
+/// Who is being timed.
+enum Contender<'a> {
+    Oxblis(Rntm),
+    Peer(&'a Peer),
+    GemmCrate(gemm::Parallelism),
+}
+
+impl Contender<'_> {
+    fn name(&self) -> String {
+        match self {
+            Contender::Oxblis(_) => "oxblis".into(),
+            Contender::Peer(p) => p.name.clone(),
+            Contender::GemmCrate(_) => "gemm-crate".into(),
+        }
+    }
+
+    fn run<T: Dtype>(&self, (m, n, k): (usize, usize, usize), a: &[T], b: &[T], c: &mut [T]) {
+        match self {
+            Contender::Oxblis(rntm) => {
+                let av = MatRef::col_major(a, m, k, m.max(1)).unwrap();
+                let bv = MatRef::col_major(b, k, n, k.max(1)).unwrap();
+                let mut cv = MatMut::col_major(c, m, n, m.max(1)).unwrap();
+                gemm_ex(&av, &bv, &mut cv, Some(rntm)).unwrap();
+            }
+            Contender::Peer(p) => p.gemm(m, n, k, a, b, c),
+            Contender::GemmCrate(par) => {
+                // The gemm crate computes dst := alpha·dst + beta·lhs·rhs (its names are
+                // BLAS's swapped); with read_dst = false that is C := 1·A·B.
+                // SAFETY: column-major buffers of the stated shapes (column stride first).
+                unsafe {
+                    gemm::gemm(
+                        m,
+                        n,
+                        k,
+                        c.as_mut_ptr(),
+                        m as isize,
+                        1,
+                        false,
+                        a.as_ptr(),
+                        m as isize,
+                        1,
+                        b.as_ptr(),
+                        k as isize,
+                        1,
+                        T::zero(),
+                        T::one(),
+                        false,
+                        false,
+                        false,
+                        *par,
+                    )
+                }
+            }
+        }
+    }
+}
+
+struct Options {
+    dtypes: Vec<char>,
+    threads: Vec<usize>,
+    sizes: Vec<usize>,
+    skinny: bool,
+    squares: bool,
+    libs: Vec<(String, String)>,
+    blis_arch: Option<String>,
+    samples: usize,
+    svg: Option<String>,
+}
+
+fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T> {
+    s.split(',')
+        .map(|x| {
+            x.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("bad list item {x:?}"))
+        })
+        .collect()
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        dtypes: vec!['s', 'd'],
+        threads: vec![1, 2],
+        sizes: SQUARES.to_vec(),
+        skinny: false,
+        squares: true,
+        libs: vec![
+            ("openblas".into(), OPENBLAS.into()),
+            ("blis".into(), BLIS.into()),
+        ],
+        blis_arch: None,
+        samples: 7,
+        svg: None,
+    };
+    let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().unwrap_or_else(|| panic!("{arg} needs a value"));
+        match arg.as_str() {
+            "--dtype" => {
+                o.dtypes = value()
+                    .split(',')
+                    .filter_map(|s| s.chars().next())
+                    .collect()
+            }
+            "--threads" => o.threads = parse_list(&value()),
+            "--sizes" => o.sizes = parse_list(&value()),
+            "--skinny" => o.skinny = true,
+            "--no-square" => o.squares = false,
+            "--lib" => {
+                let v = value();
+                let (name, path) = v.split_once('=').unwrap_or(("lib", &v));
+                o.libs.push((name.into(), path.into()));
+            }
+            "--no-default-libs" => o.libs.clear(),
+            "--blis-arch" => o.blis_arch = Some(value()),
+            "--samples" => o.samples = parse_list(&value())[0],
+            "--svg" => o.svg = Some(value()),
+            other => panic!("unknown option {other}"),
+        }
+    }
+    o
+}
+
+/// Median GFLOPS per contender for one problem: samples interleaved across contenders, each
+/// sample a batch of calls lasting at least 20 ms.
+fn measure<T: Dtype>(
+    contenders: &[Contender],
+    shape: (usize, usize, usize),
+    samples: usize,
+) -> Vec<f64> {
+    let (m, n, k) = shape;
+    let mut rng = Rng::new(7);
+    let mut a = vec![T::zero(); m * k];
+    let mut b = vec![T::zero(); k * n];
+    rng.fill(Values::Uniform, &mut a);
+    rng.fill(Values::Uniform, &mut b);
+    let mut c = vec![T::zero(); m * n];
+    let flops = 2.0 * (m * n * k) as f64;
+    let batch: Vec<usize> = contenders
+        .iter()
+        .map(|who| {
+            who.run(shape, &a, &b, &mut c); // warm-up
+            let t = Instant::now();
+            who.run(shape, &a, &b, &mut c);
+            (Duration::from_millis(20).as_secs_f64() / t.elapsed().as_secs_f64())
+                .ceil()
+                .max(1.0) as usize
+        })
+        .collect();
+    let mut times = vec![Vec::new(); contenders.len()];
+    for round in 0..samples {
+        for step in 0..contenders.len() {
+            // Alternate the order every round.
+            let i = if round % 2 == 0 {
+                step
+            } else {
+                contenders.len() - 1 - step
+            };
+            let t = Instant::now();
+            for _ in 0..batch[i] {
+                contenders[i].run(shape, &a, &b, &mut c);
+            }
+            times[i].push(t.elapsed().as_secs_f64() / batch[i] as f64);
+        }
+    }
+    // Agreement: every contender's C against oxblis's.
+    let mut reference = vec![T::zero(); m * n];
+    contenders[0].run(shape, &a, &b, &mut reference);
+    let scale = reference
+        .iter()
+        .map(|x| x.abs1())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    for who in &contenders[1..] {
+        who.run(shape, &a, &b, &mut c);
+        let diff = c
+            .iter()
+            .zip(&reference)
+            .map(|(x, y)| (*x - *y).abs1())
+            .fold(0.0, f64::max);
+        let tol = 32.0 * T::EPS * (k as f64).sqrt().max(1.0) * 4.0;
+        assert!(
+            diff / scale <= tol,
+            "{} disagrees with oxblis at {shape:?}: {:.2e}",
+            who.name(),
+            diff / scale
+        );
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_by(f64::total_cmp);
+            flops / t[t.len() / 2] / 1e9
+        })
+        .collect()
+}
+
+/// This core's FMA peak in GFLOPS for `T` (AVX-512 or AVX2, whichever is faster here).
+fn measured_peak<T: Dtype>() -> f64 {
+    let lanes = 32 / size_of::<T>(); // per 256-bit register
+    let mut best = 0.0f64;
+    if std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2/FMA (checked).
+        best = best.max(unsafe { peak::avx2(size_of::<T>() == 4) } * lanes as f64);
+    }
+    if std::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512 F (checked).
+        best = best.max(unsafe { peak::avx512(size_of::<T>() == 4) } * 2.0 * lanes as f64);
+    }
+    best
+}
+
+mod peak {
+    use std::arch::x86_64::*;
+    use std::time::Instant;
+
+    const ITERS: usize = 20_000_000;
+
+    /// Billions of 256-bit FMA instructions per second × 2 (flops per lane per FMA).
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn avx2(single: bool) -> f64 {
+        let mut acc = [_mm256_set1_pd(1.0); 12];
+        let x = _mm256_set1_pd(0.999_999);
+        let t = Instant::now();
+        for _ in 0..ITERS / 12 {
+            for a in acc.iter_mut() {
+                *a = if single {
+                    _mm256_castps_pd(_mm256_fmadd_ps(
+                        _mm256_castpd_ps(*a),
+                        _mm256_castpd_ps(x),
+                        _mm256_castpd_ps(x),
+                    ))
+                } else {
+                    _mm256_fmadd_pd(*a, x, x)
+                };
+            }
+        }
+        std::hint::black_box(acc);
+        2.0 * (ITERS / 12 * 12) as f64 / t.elapsed().as_secs_f64() / 1e9
+    }
+
+    /// Billions of 512-bit FMA instructions per second × 2.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn avx512(single: bool) -> f64 {
+        let mut acc = [_mm512_set1_pd(1.0); 24];
+        let x = _mm512_set1_pd(0.999_999);
+        let t = Instant::now();
+        for _ in 0..ITERS / 24 {
+            for a in acc.iter_mut() {
+                *a = if single {
+                    _mm512_castps_pd(_mm512_fmadd_ps(
+                        _mm512_castpd_ps(*a),
+                        _mm512_castpd_ps(x),
+                        _mm512_castpd_ps(x),
+                    ))
+                } else {
+                    _mm512_fmadd_pd(*a, x, x)
+                };
+            }
+        }
+        std::hint::black_box(acc);
+        2.0 * (ITERS / 24 * 24) as f64 / t.elapsed().as_secs_f64() / 1e9
+    }
+}
+
+fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<String, Plot>) {
+    let peak = measured_peak::<T>();
+    for &threads in &opts.threads {
+        for p in peers {
+            p.set_threads(threads);
+        }
+        let mut contenders = vec![Contender::Oxblis(
+            Rntm::new().with_num_threads(threads).unwrap(),
+        )];
+        contenders.extend(peers.iter().map(Contender::Peer));
+        contenders.push(Contender::GemmCrate(if threads == 1 {
+            gemm::Parallelism::None
+        } else {
+            gemm::Parallelism::Rayon(threads)
+        }));
+        let names: Vec<String> = contenders.iter().map(Contender::name).collect();
+        println!(
+            "\n{}gemm, {threads} thread(s), column-major NN; measured peak {:.1} GFLOPS/core; \
+             ratio = oxblis / peer",
+            T::LETTER,
+            peak
+        );
+        print!(
+            "{:>6} {:>6} {:>6} | {:>8} {:>5}",
+            "m", "n", "k", "oxblis", "%pk"
+        );
+        for name in &names[1..] {
+            print!(" | {name:>10} {:>6}", "ratio");
+        }
+        println!();
+        let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
+        if opts.squares {
+            shapes.extend(opts.sizes.iter().map(|&s| (s, s, s)));
+        }
+        if opts.skinny {
+            shapes.extend(SKINNY);
+        }
+        let plot = plots
+            .entry(format!("{}gemm_{threads}t", T::LETTER))
+            .or_insert_with(|| Plot::new(names.clone()));
+        for shape in shapes {
+            let gflops = measure::<T>(&contenders, shape, opts.samples);
+            print!(
+                "{:>6} {:>6} {:>6} | {:>8.1} {:>4.0}%",
+                shape.0,
+                shape.1,
+                shape.2,
+                gflops[0],
+                100.0 * gflops[0] / (peak * threads as f64)
+            );
+            for g in &gflops[1..] {
+                print!(" | {g:>10.1} {:>6.2}", gflops[0] / g);
+            }
+            println!();
+            if shape.0 == shape.1 && shape.1 == shape.2 {
+                plot.points.push((shape.0, gflops));
+            }
+        }
+    }
+}
+
+/// GFLOPS against square size, one line per contender.
+struct Plot {
+    names: Vec<String>,
+    points: Vec<(usize, Vec<f64>)>,
+}
+
+impl Plot {
+    fn new(names: Vec<String>) -> Plot {
+        Plot {
+            names,
+            points: Vec::new(),
+        }
+    }
+
+    fn svg(&self, title: &str) -> String {
+        let (w, h, left, bottom) = (720.0, 420.0, 60.0, 40.0);
+        let max_x = self.points.iter().map(|p| p.0).max().unwrap_or(1) as f64;
+        let max_y = self
+            .points
+            .iter()
+            .flat_map(|p| p.1.iter().copied())
+            .fold(1.0, f64::max)
+            * 1.1;
+        let x = |v: f64| {
+            left + (w - left - 20.0) * (v.ln() - 32f64.ln()).max(0.0)
+                / (max_x.ln() - 32f64.ln()).max(1e-9)
+        };
+        let y = |v: f64| h - bottom - (h - bottom - 30.0) * v / max_y;
+        let colors = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"];
+        let mut s = format!(
+            "<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{h}' font-family='sans-serif' font-size='12'>\n\
+             <rect width='100%' height='100%' fill='white'/>\n<text x='{left}' y='18'>{title} (GFLOPS, higher is better; x: m = n = k, log scale)</text>\n"
+        );
+        for tick in 0..=5 {
+            let v = max_y * tick as f64 / 5.0;
+            s += &format!(
+                "<line x1='{left}' x2='{}' y1='{:.1}' y2='{:.1}' stroke='#ddd'/><text x='5' y='{:.1}'>{v:.0}</text>\n",
+                w - 20.0,
+                y(v),
+                y(v),
+                y(v) + 4.0
+            );
+        }
+        for (size, _) in &self.points {
+            s += &format!(
+                "<text x='{:.1}' y='{}' text-anchor='middle'>{size}</text>\n",
+                x(*size as f64),
+                h - bottom + 16.0
+            );
+        }
+        for (i, name) in self.names.iter().enumerate() {
+            let color = colors[i % colors.len()];
+            let pts: Vec<String> = self
+                .points
+                .iter()
+                .map(|(size, g)| format!("{:.1},{:.1}", x(*size as f64), y(g[i])))
+                .collect();
+            s += &format!(
+                "<polyline fill='none' stroke='{color}' stroke-width='2' points='{}'/>\n",
+                pts.join(" ")
+            );
+            s += &format!(
+                "<text x='{}' y='{}' fill='{color}'>{name}</text>\n",
+                left + 10.0 + 110.0 * i as f64,
+                h - 6.0
+            );
+        }
+        s + "</svg>\n"
+    }
+}
+
+fn main() {
+    let opts = options();
+    let peers: Vec<Peer> = opts
+        .libs
+        .iter()
+        .filter_map(|(name, path)| {
+            let env = (name.starts_with("blis"))
+                .then_some(())
+                .and(opts.blis_arch.as_deref())
+                .map(|arch| {
+                    // BLIS 0.9 numbers its configurations; skx is 0, haswell 3.
+                    (
+                        "BLIS_ARCH_TYPE",
+                        if arch == "skx" {
+                            "0"
+                        } else if arch == "haswell" {
+                            "3"
+                        } else {
+                            arch
+                        },
+                    )
+                });
+            Peer::load(name, path, env)
+        })
+        .collect();
+    println!(
+        "oxblis configuration: {}",
+        oxblis::context().map(|c| c.name()).unwrap_or("none")
+    );
+    let mut plots = BTreeMap::new();
+    for &dt in &opts.dtypes {
+        match dt {
+            's' => run_dtype::<f32>(&opts, &peers, &mut plots),
+            'd' => run_dtype::<f64>(&opts, &peers, &mut plots),
+            other => panic!("dtype {other}: the driver compares s and d"),
+        }
+    }
+    if let Some(prefix) = &opts.svg {
+        for (name, plot) in &plots {
+            if plot.points.len() > 1 {
+                let path = format!("{prefix}{name}.svg");
+                std::fs::write(&path, plot.svg(name)).expect("write svg");
+                println!("wrote {path}");
+            }
+        }
+    }
+}
