@@ -8,6 +8,9 @@
 //!     [--svg PREFIX]
 //! ```
 //!
+//! With more than one thread, the driver pauses 150 ms before each switch of library, as
+//! OpenBLAS's idle workers keep spinning for about 0.1 s after a call.
+//!
 //! Prints, per problem, each library's GFLOPS (2mnk over the median sample), oxblis's share
 //! of the measured FMA peak of one core (× threads), and oxblis's speed over each peer's
 //! (> 1: oxblis is faster). Every peer's C is checked against oxblis's; a disagreement
@@ -450,7 +453,8 @@ fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<Stri
             .entry(format!("{}gemm_{threads}t", T::LETTER))
             .or_insert_with(|| Plot::new(names.clone()));
         for shape in shapes {
-            let gflops = measure::<T>(&contenders, shape, opts.samples);
+            let gap = Duration::from_millis(if threads > 1 { 150 } else { 0 });
+            let gflops = measure::<T>(&contenders, shape, opts.samples, gap);
             print!(
                 "{:>6} {:>6} {:>6} | {:>8.1} {:>4.0}%",
                 shape.0,
