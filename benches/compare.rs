@@ -276,6 +276,7 @@ fn measure<T: Dtype>(
     contenders: &[Contender],
     shape: (usize, usize, usize),
     samples: usize,
+    gap: Duration,
 ) -> Vec<f64> {
     let (m, n, k) = shape;
     let mut rng = Rng::new(7);
