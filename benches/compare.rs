@@ -271,7 +271,8 @@ fn options() -> Options {
 }
 
 /// Median GFLOPS per contender for one problem: samples interleaved across contenders, each
-/// sample a batch of calls lasting at least 20 ms.
+/// sample a batch of calls lasting at least 20 ms, with a pause of `gap` before each switch
+/// (OpenBLAS's workers spin for ~0.1 s after a call and would steal the next one's cores).
 fn measure<T: Dtype>(
     contenders: &[Contender],
     shape: (usize, usize, usize),
@@ -306,6 +307,7 @@ fn measure<T: Dtype>(
             } else {
                 contenders.len() - 1 - step
             };
+            std::thread::sleep(gap);
             let t = Instant::now();
             for _ in 0..batch[i] {
                 contenders[i].run(shape, &a, &b, &mut c);
