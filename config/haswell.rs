@@ -7,7 +7,7 @@
 //! in the shared L3. Starting points from BLIS's haswell values scaled to the larger L2,
 //! checked with `cargo bench --bench gemm` (docs/Performance.md).
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::haswell;
 
@@ -16,6 +16,16 @@ pub const HASWELL: SubConfig = SubConfig {
     name: "haswell",
     requires: Features::AVX.union(Features::AVX2).union(Features::FMA),
     context,
+};
+
+/// When the sup kernels beat packing. Measured on the development machine (skx kernels,
+/// single thread, sup against packed, docs/Performance.md): sup wins by 5–120 % up to 384³
+/// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
+/// 33 GFLOPS) on 4096×16×4096 and 4096×4096×16, where A's columns are 16 KiB apart and each
+/// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
+const SUP_LIMITS: SupLimits = SupLimits {
+    max_a_col_stride_bytes: 2048,
+    max_a_bytes: 4 << 20,
 };
 
 fn context() -> Cntx {
@@ -42,9 +52,28 @@ fn context() -> Cntx {
             GemmKernel::new("haswell_f64_8x6", haswell::gemm_f64_8x6, false, d),
         )
     };
+    // SAFETY: as above, for the sup contract with these tiles.
+    let (s_sup, d_sup) = unsafe {
+        (
+            SupKernel::new(
+                "haswell_sup_f32_16x6",
+                haswell::sup_f32_16x6,
+                16,
+                6,
+                SUP_LIMITS,
+            ),
+            SupKernel::new(
+                "haswell_sup_f64_8x6",
+                haswell::sup_f64_8x6,
+                8,
+                6,
+                SUP_LIMITS,
+            ),
+        )
+    };
     Cntx {
-        sgemm,
-        dgemm,
+        sgemm: sgemm.with_sup(s_sup),
+        dgemm: dgemm.with_sup(d_sup),
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 19,
         },

@@ -10,7 +10,7 @@
 //! (106–107 GFLOPS against 102–106 for 384/480), dgemm KC 384 / MC 240 by 1–3 %. The sweep
 //! is recorded in docs/Performance.md.
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::skx;
 
@@ -22,6 +22,16 @@ pub const SKX: SubConfig = SubConfig {
         .union(Features::AVX512BW)
         .union(Features::AVX512VL),
     context,
+};
+
+/// When the sup kernels beat packing. Measured on the development machine (skx kernels,
+/// single thread, sup against packed, docs/Performance.md): sup wins by 5–120 % up to 384³
+/// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
+/// 33 GFLOPS) on 4096×16×4096 and 4096×4096×16, where A's columns are 16 KiB apart and each
+/// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
+const SUP_LIMITS: SupLimits = SupLimits {
+    max_a_col_stride_bytes: 2048,
+    max_a_bytes: 4 << 20,
 };
 
 fn context() -> Cntx {
@@ -48,9 +58,16 @@ fn context() -> Cntx {
             GemmKernel::new("skx_f64_16x12", skx::gemm_f64_16x12, false, d),
         )
     };
+    // SAFETY: as above, for the sup contract with these tiles.
+    let (s_sup, d_sup) = unsafe {
+        (
+            SupKernel::new("skx_sup_f32_32x12", skx::sup_f32_32x12, 32, 12, SUP_LIMITS),
+            SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS),
+        )
+    };
     Cntx {
-        sgemm,
-        dgemm,
+        sgemm: sgemm.with_sup(s_sup),
+        dgemm: dgemm.with_sup(d_sup),
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 19,
         },

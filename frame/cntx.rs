@@ -7,7 +7,7 @@
 //! [`Cntx::with_blocksizes`].
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::{GemmUkr, MAX_TILE_ELEMS};
+use crate::kernels::{GemmUkr, MAX_TILE_ELEMS, SupUkr};
 use crate::types::{Element, GemmPair, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -37,12 +37,90 @@ pub struct ThreadPrefs {
 /// Packed blocks larger than this are refused (a safety net against absurd blocksizes).
 const MAX_PACKED_BYTES: usize = 1 << 30;
 
-/// One dtype's entry in a context: its microkernel and how to block for it.
+/// A sup ("small, unpacked") kernel: reads A and B in place, for problems too small to
+/// repay packing (`frame/l3/sup.rs`).
+pub struct SupKernel<A: Element, B: Element> {
+    name: &'static str,
+    ukr: SupUkr<A, B>,
+    mr: usize,
+    nr: usize,
+    limits: SupLimits,
+}
+
+/// When the sup path beats packing: the kernel streams each column of A in place once per
+/// NR-wide panel of C, so A's columns must sit close together (a column stride of a page or
+/// more costs a TLB miss per k step) and A must stay in cache across panels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SupLimits {
+    /// Largest column stride of A, in bytes (A is copied with stride m when it is not
+    /// column-stored, and then m·size counts).
+    pub max_a_col_stride_bytes: usize,
+    /// Largest A, m·k·size in bytes.
+    pub max_a_bytes: usize,
+}
+
+impl<A: Element, B: Element> Clone for SupKernel<A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: Element, B: Element> Copy for SupKernel<A, B> {}
+
+impl<A: Element, B: Element> SupKernel<A, B> {
+    /// Registers a sup kernel for tiles up to `mr`×`nr`, used for problems within `limits`.
+    ///
+    /// # Safety
+    /// `ukr` must implement the [`SupUkr`] contract for tiles up to `mr`×`nr`, and any context
+    /// holding it must only be used on CPUs with the features it needs.
+    pub const unsafe fn new(
+        name: &'static str,
+        ukr: SupUkr<A, B>,
+        mr: usize,
+        nr: usize,
+        limits: SupLimits,
+    ) -> Self {
+        SupKernel {
+            name,
+            ukr,
+            mr,
+            nr,
+            limits,
+        }
+    }
+    /// The kernel's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+    /// Its largest tile, MR×NR.
+    pub fn tile(&self) -> (usize, usize) {
+        (self.mr, self.nr)
+    }
+    /// When it is used.
+    pub fn limits(&self) -> SupLimits {
+        self.limits
+    }
+
+    /// Whether an m×k A with column stride `a_col_stride` (elements; its rows contiguous,
+    /// else `None`: it will be copied with stride m) is within the limits.
+    pub(crate) fn suits(&self, m: usize, k: usize, a_col_stride: Option<usize>) -> bool {
+        let elem = size_of::<A>();
+        let stride_bytes = a_col_stride.unwrap_or(m).saturating_mul(elem);
+        let a_bytes = m.saturating_mul(k).saturating_mul(elem);
+        stride_bytes <= self.limits.max_a_col_stride_bytes && a_bytes <= self.limits.max_a_bytes
+    }
+    pub(crate) fn ukr(&self) -> SupUkr<A, B> {
+        self.ukr
+    }
+}
+
+/// One dtype's entry in a context: its microkernel and how to block for it, and optionally
+/// a sup kernel for small problems.
 pub struct GemmKernel<A: Element, B: Element> {
     name: &'static str,
     ukr: GemmUkr<A, B>,
     prefers_rows: bool,
     bs: Blocksizes,
+    sup: Option<SupKernel<A, B>>,
 }
 
 impl<A: Element, B: Element> Clone for GemmKernel<A, B> {
@@ -58,6 +136,7 @@ impl<A: Element, B: Element> std::fmt::Debug for GemmKernel<A, B> {
             .field("name", &self.name)
             .field("prefers_rows", &self.prefers_rows)
             .field("blocksizes", &self.bs)
+            .field("sup", &self.sup.map(|s| (s.name, s.mr, s.nr, s.limits)))
             .finish()
     }
 }
@@ -82,7 +161,22 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             ukr,
             prefers_rows,
             bs,
+            sup: None,
         }
+    }
+
+    /// The same entry with a sup kernel for small problems (which prefers column-stored C,
+    /// like the packed kernels this project has so far).
+    pub const fn with_sup(self, sup: SupKernel<A, B>) -> Self {
+        GemmKernel {
+            sup: Some(sup),
+            ..self
+        }
+    }
+
+    /// The sup kernel, if this entry has one.
+    pub fn sup(&self) -> Option<&SupKernel<A, B>> {
+        self.sup.as_ref()
     }
 
     /// The kernel's name, e.g. `reference_f64_4x4`.
@@ -110,6 +204,14 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
                 format!("context {cntx}, kernel {}: {why}", self.name),
             ))
         };
+        if let Some(sup) = &self.sup
+            && (sup.mr == 0 || sup.nr == 0 || sup.mr * sup.nr > MAX_TILE_ELEMS)
+        {
+            return bad(format!(
+                "sup tile {}×{} must be non-empty and at most {MAX_TILE_ELEMS} elements",
+                sup.mr, sup.nr
+            ));
+        }
         if mr == 0 || nr == 0 || mr * nr > MAX_TILE_ELEMS {
             return bad(format!(
                 "MR×NR = {mr}×{nr} must be non-empty and at most {MAX_TILE_ELEMS} elements"
@@ -193,6 +295,16 @@ impl Cntx {
         };
         entry.validate(name)?;
         Ok(self)
+    }
+
+    /// A copy with no sup kernels: every problem takes the packed path (tests use this to
+    /// exercise the packed path at small sizes, benchmarks to compare the two).
+    pub fn without_sup(mut self) -> Cntx {
+        self.sgemm.sup = None;
+        self.dgemm.sup = None;
+        self.cgemm.sup = None;
+        self.zgemm.sup = None;
+        self
     }
 
     /// Checks every kernel's blocksizes.

@@ -88,6 +88,17 @@ impl PackBuf {
         );
         self.block.ptr.as_ptr().cast()
     }
+
+    /// The block as `len` elements of `T`.
+    /// Panics (a bug, caught at the API boundary) if the block is smaller.
+    pub(crate) fn as_mut_slice<T: Element>(&mut self, len: usize) -> &mut [T] {
+        let ptr = self.as_mut_ptr::<T>(len);
+        // SAFETY: the block is ALIGN-aligned (≥ align_of::<T>()), at least len·size_of::<T>()
+        // bytes (checked), initialized (zero-filled at allocation, then only ever written
+        // with `Element` values), every bit pattern is a valid `Element`, and `&mut self`
+        // makes the borrow exclusive.
+        unsafe { std::slice::from_raw_parts_mut(ptr, len) }
+    }
 }
 
 #[cfg(test)]

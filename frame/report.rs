@@ -4,13 +4,14 @@
 
 use std::fmt;
 
-use crate::cntx::{Blocksizes, Cntx};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel};
 use crate::config::Features;
 use crate::error::Error;
 use crate::gks::Gks;
 use crate::rntm::Threading;
 use crate::thread::defaults::{thread_defaults, thread_env_warnings};
 use crate::thread::pool::workers_spawned;
+use crate::types::Element;
 
 /// A configuration compiled into this build, and whether this CPU can run it.
 #[derive(Clone, Debug)]
@@ -34,6 +35,8 @@ pub struct KernelStatus {
     pub blocksizes: Blocksizes,
     /// Whether it prefers row-stored C.
     pub prefers_rows: bool,
+    /// Its sup kernel for small problems, if any.
+    pub sup: Option<&'static str>,
 }
 
 /// What oxblis was built with, what this CPU has, and what it chose.
@@ -89,18 +92,20 @@ impl RuntimeReport {
 }
 
 fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
-    let row = |dtype, name, blocksizes, prefers_rows| KernelStatus {
-        dtype,
-        name,
-        blocksizes,
-        prefers_rows,
-    };
-    let (s, d, c, z) = (&cntx.sgemm, &cntx.dgemm, &cntx.cgemm, &cntx.zgemm);
+    fn row<A: Element, B: Element>(dtype: char, k: &GemmKernel<A, B>) -> KernelStatus {
+        KernelStatus {
+            dtype,
+            name: k.name(),
+            blocksizes: k.blocksizes(),
+            prefers_rows: k.prefers_rows(),
+            sup: k.sup().map(|s| s.name()),
+        }
+    }
     vec![
-        row('s', s.name(), s.blocksizes(), s.prefers_rows()),
-        row('d', d.name(), d.blocksizes(), d.prefers_rows()),
-        row('c', c.name(), c.blocksizes(), c.prefers_rows()),
-        row('z', z.name(), z.blocksizes(), z.prefers_rows()),
+        row('s', &cntx.sgemm),
+        row('d', &cntx.dgemm),
+        row('c', &cntx.cgemm),
+        row('z', &cntx.zgemm),
     ]
 }
 
@@ -155,14 +160,14 @@ impl fmt::Display for RuntimeReport {
         if !self.kernels.is_empty() {
             writeln!(
                 f,
-                "  kernels        : dt  {:<22} {:>3} {:>3} {:>5} {:>5} {:>6}  C storage",
-                "name", "MR", "NR", "KC", "MC", "NC"
+                "  kernels        : dt  {:<22} {:>3} {:>3} {:>5} {:>5} {:>6}  {:<9} sup kernel",
+                "name", "MR", "NR", "KC", "MC", "NC", "C storage"
             )?;
             for k in &self.kernels {
                 let b = k.blocksizes;
                 writeln!(
                     f,
-                    "                   {}   {:<22} {:>3} {:>3} {:>5} {:>5} {:>6}  {}",
+                    "                   {}   {:<22} {:>3} {:>3} {:>5} {:>5} {:>6}  {:<9} {}",
                     k.dtype,
                     k.name,
                     b.mr,
@@ -170,7 +175,8 @@ impl fmt::Display for RuntimeReport {
                     b.kc,
                     b.mc,
                     b.nc,
-                    if k.prefers_rows { "rows" } else { "columns" }
+                    if k.prefers_rows { "rows" } else { "columns" },
+                    k.sup.unwrap_or("-")
                 )?;
             }
         }

@@ -64,3 +64,50 @@ pub struct GemmUkrArgs<A: Element, B: Element> {
 /// MR and NR those the kernel was registered with; the CPU must have the features of the
 /// configuration that registered it.
 pub type GemmUkr<A, B> = unsafe fn(&GemmUkrArgs<A, B>);
+
+/// Arguments of a sup ("small, unpacked") microkernel call: one tile of C computed from A
+/// and B read in place, for problems too small to repay packing.
+///
+/// The tile is `m`×`n` with `1 <= m <= MR` and `1 <= n <= NR`: the kernel handles edges
+/// itself, and must not touch rows of A or C at or past `m`, nor columns of B or C at or
+/// past `n`. A has unit row stride (the driver copies it when it has not): A(i, p) is at
+/// `a + i + p*cs_a`. B(p, j) is at `b + p*rs_b + j*cs_b`, any strides. beta == 0 means C is
+/// not read.
+#[derive(Debug)]
+pub struct SupUkrArgs<A: Element, B: Element> {
+    /// Rows of this tile (1..=MR).
+    pub m: usize,
+    /// Columns of this tile (1..=NR).
+    pub n: usize,
+    /// Depth.
+    pub k: usize,
+    /// Scale of the product.
+    pub alpha: A::Acc,
+    /// A(0, 0); column p starts at `a + p*cs_a` and is contiguous.
+    pub a: *const A,
+    /// Column stride of A.
+    pub cs_a: isize,
+    /// B(0, 0).
+    pub b: *const B,
+    /// Row stride of B.
+    pub rs_b: isize,
+    /// Column stride of B.
+    pub cs_b: isize,
+    /// Scale of C's old value; 0 means C is write-only.
+    pub beta: A::Acc,
+    /// C(0, 0) of the tile.
+    pub c: *mut A::Acc,
+    /// Row stride of C.
+    pub rs_c: isize,
+    /// Column stride of C.
+    pub cs_c: isize,
+}
+
+/// A sup microkernel.
+///
+/// # Safety (for callers)
+/// Every element of A, B and C the [`SupUkrArgs`] describe (rows below `m`, columns below
+/// `n`, depth below `k`) must be valid (C writable, and readable unless `beta == 0`), with
+/// `m`, `n` within the MR×NR the kernel was registered with; the CPU must have the features
+/// of the configuration that registered it.
+pub type SupUkr<A, B> = unsafe fn(&SupUkrArgs<A, B>);

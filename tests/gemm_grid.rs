@@ -7,6 +7,7 @@ mod harness;
 
 use harness::{
     Case, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, run_case,
+    sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, c32, c64};
@@ -23,30 +24,55 @@ fn for_each_dtype(f: &mut dyn FnMut(Runner, char)) {
 }
 
 /// Every op(A) × op(B) × storage of C, A and B, at sizes that leave edge tiles in both
-/// dimensions and cross the (shrunken) KC, MC and NC blocks.
+/// dimensions and cross the (shrunken) KC, MC and NC blocks, on the packed path; and the
+/// same on each configuration as is (the sup path, where it has one).
 #[test]
 fn every_op_and_storage_combination() {
-    for (_, tiny) in contexts_with_tiny_blocks() {
-        for_each_dtype(&mut |run, letter| {
-            let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
-            let mut seed = 0;
-            for op_a in Op::ALL {
-                for op_b in Op::ALL {
-                    for st_c in Storage::ALL {
-                        for st_a in Storage::ALL {
-                            for st_b in Storage::ALL {
-                                seed += 1;
-                                let case = Case {
-                                    op_a,
-                                    op_b,
-                                    st_c,
-                                    st_a,
-                                    st_b,
-                                    ..Case::new(2 * mr + 3, 2 * nr + 1, 7)
-                                };
-                                run(&tiny, &case, seed);
+    for (full, tiny) in contexts_with_tiny_blocks() {
+        for cntx in [&full, &tiny] {
+            for_each_dtype(&mut |run, letter| {
+                let tiny = cntx;
+                let Blocksizes { mr, nr, .. } = blocksizes_of(tiny, letter);
+                let mut seed = 0;
+                for op_a in Op::ALL {
+                    for op_b in Op::ALL {
+                        for st_c in Storage::ALL {
+                            for st_a in Storage::ALL {
+                                for st_b in Storage::ALL {
+                                    seed += 1;
+                                    let case = Case {
+                                        op_a,
+                                        op_b,
+                                        st_c,
+                                        st_a,
+                                        st_b,
+                                        ..Case::new(2 * mr + 3, 2 * nr + 1, 7)
+                                    };
+                                    run(tiny, &case, seed);
+                                }
                             }
                         }
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// The sup path's edges: sizes 0, 1 and either side of its MR and NR (and a long k), with
+/// random op()s, storages and scalar classes, on each configuration as is.
+#[test]
+fn sizes_around_the_sup_tile() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&full, letter);
+            let mut rng = Rng::new(47);
+            let mut seed = 7000;
+            for m in [1, mr - 1, mr, mr + 1, 2 * mr + 3] {
+                for n in [1, nr - 1, nr, nr + 1, 2 * nr + 1] {
+                    for k in [1, 7, 100] {
+                        seed += 1;
+                        run(&full, &Case::random(&mut rng, m, n, k), seed);
                     }
                 }
             }

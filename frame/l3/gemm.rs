@@ -29,7 +29,8 @@
 //!
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
 //! settles the cases that need no loop nest, orients the problem to the kernel's preferred C
-//! storage, and plans the threads (`frame/thread/plan.rs`). Docs: `docs/KernelsHowTo.md`,
+//! storage, plans the threads (`frame/thread/plan.rs`), and sends single-threaded problems
+//! with a compact A down the unpacked sup path (`frame/l3/sup.rs`). Docs: `docs/KernelsHowTo.md`,
 //! `docs/Multithreading.md`.
 
 use std::ops::Range;
@@ -38,6 +39,7 @@ use crate::cntx::{Blocksizes, Cntx, GemmKernel};
 use crate::error::Result;
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
+use crate::l3::sup::gemm_sup;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_panels, pack_b_panels};
 use crate::rntm::{Rntm, Ways};
@@ -84,6 +86,15 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
     };
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
+    // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs).
+    let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
+    if let Some(sup) = kernel.sup()
+        && plan.ways.total() == 1
+        && sup.suits(shape.0, shape.2, a_col_stride)
+        && !b.is_conj()
+    {
+        return gemm_sup(sup, alpha, &a, &b, beta, &mut c);
+    }
     gemm_nest(kernel, alpha, &a, &b, beta, &mut c, &plan)
 }
 

@@ -1,6 +1,8 @@
 //! Level-3 operations. Today: gemm (`gemm.rs` holds the loop nest, `macrokernel.rs` the two
-//! innermost loops around the microkernel).
+//! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems,
+//! `raw.rs` the memory the nest's threads share).
 
 pub(crate) mod gemm;
 mod macrokernel;
 pub(crate) mod raw;
+mod sup;

@@ -171,8 +171,10 @@ pub fn bits_equal<T: Copy>(x: T, y: T) -> bool {
     xs == ys
 }
 
-/// Every context this machine supports, each paired with a copy whose cache blocksizes are
-/// shrunk (KC = 3, MC = 2·MR, NC = 2·NR for every dtype) so every edge is reached cheaply.
+/// Every context this machine supports (as is: small problems take the sup path where the
+/// configuration has sup kernels), each paired with a copy for the packed path: no sup
+/// kernels, and cache blocksizes shrunk (KC = 3, MC = 2·MR, NR = 2·NR for every dtype) so
+/// every edge of the loop nest is reached cheaply.
 pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
     let contexts = oxblis::supported_contexts();
     assert!(!contexts.is_empty(), "no configuration runs here");
@@ -189,7 +191,7 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
         .into_iter()
         .map(|cntx| {
             eprintln!("testing configuration {}", cntx.name());
-            (cntx.clone(), tiny_blocks(cntx.clone()))
+            (cntx.clone(), tiny_blocks(cntx.clone().without_sup()))
         })
         .collect()
 }
@@ -213,6 +215,25 @@ pub fn blocksizes_of(cntx: &Cntx, letter: char) -> Blocksizes {
         'd' => cntx.kernel::<f64, f64>().blocksizes(),
         'c' => cntx.kernel::<oxblis::c32, oxblis::c32>().blocksizes(),
         'z' => cntx.kernel::<oxblis::c64, oxblis::c64>().blocksizes(),
+        other => panic!("no dtype {other}"),
+    }
+}
+
+/// The sup tile (MR, NR) of dtype `letter` in `cntx`, or its packed tile if it has no sup
+/// kernel (the sizes around it are worth testing either way).
+pub fn sup_tile_of(cntx: &Cntx, letter: char) -> (usize, usize) {
+    fn of<T: Dt>(cntx: &Cntx) -> (usize, usize) {
+        let kernel = cntx.kernel::<T, T>();
+        kernel
+            .sup()
+            .map(|s| s.tile())
+            .unwrap_or((kernel.blocksizes().mr, kernel.blocksizes().nr))
+    }
+    match letter {
+        's' => of::<f32>(cntx),
+        'd' => of::<f64>(cntx),
+        'c' => of::<oxblis::c32>(cntx),
+        'z' => of::<oxblis::c64>(cntx),
         other => panic!("no dtype {other}"),
     }
 }
