@@ -29,21 +29,12 @@ const SUP_LIMITS: SupLimits = SupLimits {
 };
 
 fn context() -> Cntx {
-    //                         MR  NR   KC   MC    NC
-    let s = Blocksizes {
-        mr: 16,
-        nr: 6,
-        kc: 384,
-        mc: 240,
-        nc: 4080,
-    };
-    let d = Blocksizes {
-        mr: 8,
-        nr: 6,
-        kc: 256,
-        mc: 240,
-        nc: 4080,
-    };
+    #[rustfmt::skip]
+    let (s, d) = (
+        //           MR        NR       KC         MC         NC
+        Blocksizes { mr: 16, nr: 6, kc: 384, mc: 240, nc: 4080 },
+        Blocksizes { mr: 8,  nr: 6, kc: 256, mc: 240, nc: 4080 },
+    );
     // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
     // only AVX2 and FMA, which this configuration requires.
     let (sgemm, dgemm) = unsafe {

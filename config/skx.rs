@@ -35,21 +35,12 @@ const SUP_LIMITS: SupLimits = SupLimits {
 };
 
 fn context() -> Cntx {
-    //                         MR  NR   KC   MC    NC
-    let s = Blocksizes {
-        mr: 32,
-        nr: 12,
-        kc: 384,
-        mc: 480,
-        nc: 3072,
-    };
-    let d = Blocksizes {
-        mr: 16,
-        nr: 12,
-        kc: 256,
-        mc: 240,
-        nc: 3072,
-    };
+    #[rustfmt::skip]
+    let (s, d) = (
+        //           MR        NR        KC         MC         NC
+        Blocksizes { mr: 32, nr: 12, kc: 512, mc: 256, nc: 3072 },
+        Blocksizes { mr: 16, nr: 12, kc: 384, mc: 240, nc: 3072 },
+    );
     // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
     // only AVX-512 F, which this configuration requires.
     let (sgemm, dgemm) = unsafe {
