@@ -24,11 +24,10 @@ use crossbeam_channel::{Receiver, Sender, bounded};
 use parking_lot::Mutex;
 
 use crate::error::{Error, ErrorKind, Result, internal_from_panic};
+use crate::thread::barrier::SPIN_TIME;
 
 /// Most worker threads the pool will ever hold.
 pub(crate) const MAX_WORKERS: usize = 4096;
-/// Spins of the caller waiting for its helpers before it parks.
-const SPINS: usize = 1 << 12;
 
 /// One unit of work sent to a worker: run `job(tid)`, then count down `done`.
 struct Task {
@@ -166,13 +165,14 @@ pub(crate) fn run_team(
         done.record_panic(&*payload);
         on_panic();
     }
-    let mut spins = 0;
+    // Spin as the barriers do (`SPIN_TIME`), then park; spurious wake-ups are fine.
+    let start = std::time::Instant::now();
+    let mut spins = 0usize;
     while done.remaining.load(Ordering::Acquire) != 0 {
-        if spins < SPINS {
-            spins += 1;
+        spins += 1;
+        if spins % 64 != 0 || start.elapsed() < SPIN_TIME {
             std::hint::spin_loop();
         } else {
-            // Spurious wake-ups are fine: the loop re-checks.
             thread::park();
         }
     }
