@@ -170,7 +170,7 @@ pub(crate) fn run_team(
     let mut spins = 0usize;
     while done.remaining.load(Ordering::Acquire) != 0 {
         spins += 1;
-        if spins % 64 != 0 || start.elapsed() < SPIN_TIME {
+        if !spins.is_multiple_of(64) || start.elapsed() < SPIN_TIME {
             std::hint::spin_loop();
         } else {
             thread::park();
