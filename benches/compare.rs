@@ -4,8 +4,8 @@
 //!
 //! ```text
 //! cargo bench --bench compare -- [--dtype s,d] [--threads 1,2] [--sizes 32,64,...]
-//!     [--skinny] [--no-square] [--lib NAME=PATH]... [--blis-arch skx] [--samples N]
-//!     [--svg PREFIX]
+//!     [--skinny] [--no-square] [--lib NAME=PATH]... [--no-default-libs] [--no-gemm-crate]
+//!     [--blis-arch skx] [--samples N] [--svg PREFIX]
 //! ```
 //!
 //! With more than one thread, the driver pauses 150 ms before each switch of library, as
@@ -214,6 +214,7 @@ struct Options {
     blis_arch: Option<String>,
     samples: usize,
     svg: Option<String>,
+    gemm_crate: bool,
 }
 
 fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T> {
@@ -240,6 +241,7 @@ fn options() -> Options {
         blis_arch: None,
         samples: 7,
         svg: None,
+        gemm_crate: true,
     };
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     while let Some(arg) = args.next() {
@@ -264,6 +266,7 @@ fn options() -> Options {
             "--blis-arch" => o.blis_arch = Some(value()),
             "--samples" => o.samples = parse_list(&value())[0],
             "--svg" => o.svg = Some(value()),
+            "--no-gemm-crate" => o.gemm_crate = false,
             other => panic!("unknown option {other}"),
         }
     }
@@ -425,11 +428,13 @@ fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<Stri
             Rntm::new().with_num_threads(threads).unwrap(),
         )];
         contenders.extend(peers.iter().map(Contender::Peer));
-        contenders.push(Contender::GemmCrate(if threads == 1 {
-            gemm::Parallelism::None
-        } else {
-            gemm::Parallelism::Rayon(threads)
-        }));
+        if opts.gemm_crate {
+            contenders.push(Contender::GemmCrate(if threads == 1 {
+                gemm::Parallelism::None
+            } else {
+                gemm::Parallelism::Rayon(threads)
+            }));
+        }
         let names: Vec<String> = contenders.iter().map(Contender::name).collect();
         println!(
             "\n{}gemm, {threads} thread(s), column-major NN; measured peak {:.1} GFLOPS/core; \

@@ -56,11 +56,13 @@ fn context() -> Cntx {
             SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS),
         )
     };
+    // A second thread repays itself from about 2 × 128³ multiply-adds on the development
+    // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     Cntx {
         sgemm: sgemm.with_sup(s_sup),
         dgemm: dgemm.with_sup(d_sup),
         threads: ThreadPrefs {
-            min_work_per_thread: 1 << 19,
+            min_work_per_thread: 1 << 21,
         },
         ..generic::reference_context("skx")
     }

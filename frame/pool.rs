@@ -6,7 +6,7 @@
 
 use std::ops::{Deref, DerefMut};
 
-use parking_lot::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use crate::error::Result;
 
@@ -39,7 +39,7 @@ impl<T: Poolable> Pool<T> {
         make: impl FnOnce(usize) -> Result<T>,
     ) -> Result<Pooled<T>> {
         let reused = {
-            let mut free = self.free.lock();
+            let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
             (0..free.len())
                 .filter(|&i| free[i].capacity() >= need)
                 .min_by_key(|&i| free[i].capacity())
@@ -78,7 +78,11 @@ impl<T: Poolable> DerefMut for Pooled<T> {
 impl<T: Poolable> Drop for Pooled<T> {
     fn drop(&mut self) {
         let Some(item) = self.item.take() else { return };
-        let mut free = self.pool.free.lock();
+        let mut free = self
+            .pool
+            .free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         if free.len() < MAX_POOLED {
             if free.capacity() == 0 {
                 // Reserve once so steady-state returns never allocate.

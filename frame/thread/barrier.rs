@@ -2,7 +2,9 @@
 //! (so steady-state calls allocate nothing), one per team of the thread-control tree.
 //!
 //! A waiter spins briefly (the others are usually microseconds away), then parks on a
-//! condition variable, so idle threads do not burn a core. If any thread of the call panics,
+//! condition variable, so idle threads do not burn a core. The std (futex) primitives are
+//! used because they park without allocating (parking_lot allocates a record the first time
+//! a thread parks, which the no-allocation test caught). If any thread of the call panics,
 //! the set is poisoned: every waiter, now and later, returns `Err(Poisoned)` and its thread
 //! unwinds out of the loop nest instead of waiting forever for a thread that will not come.
 
@@ -10,7 +12,7 @@ use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::error::Result;
 use crate::pool::{Pool, Poolable, Pooled};
@@ -95,7 +97,7 @@ impl BarrierSet {
             // ordered before the release, so no one can arrive at the next round early.
             b.arrived.store(0, Ordering::Relaxed);
             {
-                let _parked = self.lock.lock();
+                let _parked = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
                 b.generation
                     .store(generation.wrapping_add(1), Ordering::Release);
             }
@@ -117,7 +119,7 @@ impl BarrierSet {
             }
             spin_loop();
         }
-        let mut parked = self.lock.lock();
+        let mut parked = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             // Checked under the lock the releaser takes, so its wake-up cannot be missed.
             if released() {
@@ -126,14 +128,17 @@ impl BarrierSet {
             if self.poisoned.load(Ordering::Acquire) {
                 return Err(Poisoned);
             }
-            self.wake.wait(&mut parked);
+            parked = self
+                .wake
+                .wait(parked)
+                .unwrap_or_else(PoisonError::into_inner);
         }
     }
 
     /// Releases every waiter with `Err(Poisoned)`, now and at every later wait.
     pub(crate) fn poison(&self) {
         self.poisoned.store(true, Ordering::Release);
-        drop(self.lock.lock());
+        drop(self.lock.lock().unwrap_or_else(PoisonError::into_inner));
         self.wake.notify_all();
     }
 }

@@ -14,9 +14,7 @@
 //! The setters replace the defaults for every later call, under a lock; a call reads them
 //! once, when it starts.
 
-use std::sync::OnceLock;
-
-use parking_lot::RwLock;
+use std::sync::{OnceLock, PoisonError, RwLock};
 
 use crate::error::Result;
 use crate::rntm::{MAX_THREADS, Rntm, Threading, Ways};
@@ -105,7 +103,10 @@ pub(crate) fn from_env(
 
 /// The current global defaults: a total or explicit ways (never `Threading::Default`).
 pub fn thread_defaults() -> Threading {
-    *defaults().threading.read()
+    *defaults()
+        .threading
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Problems found in the thread environment variables at first use.
@@ -118,14 +119,20 @@ pub fn set_num_threads(n: usize) -> Result<()> {
     let Threading::Total(n) = Rntm::new().with_num_threads(n)?.threading() else {
         unreachable!()
     };
-    *defaults().threading.write() = Threading::Total(n);
+    *defaults()
+        .threading
+        .write()
+        .unwrap_or_else(PoisonError::into_inner) = Threading::Total(n);
     Ok(())
 }
 
 /// Sets the global default to explicit ways for every loop.
 pub fn set_ways(ways: Ways) -> Result<()> {
     Rntm::new().with_ways(ways)?;
-    *defaults().threading.write() = Threading::Ways(ways);
+    *defaults()
+        .threading
+        .write()
+        .unwrap_or_else(PoisonError::into_inner) = Threading::Ways(ways);
     Ok(())
 }
 

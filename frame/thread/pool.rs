@@ -16,12 +16,11 @@
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread::{self, Thread};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
-use parking_lot::Mutex;
 
 use crate::error::{Error, ErrorKind, Result, internal_from_panic};
 use crate::thread::barrier::SPIN_TIME;
@@ -51,9 +50,8 @@ struct Completion {
 
 impl Completion {
     fn record_panic(&self, payload: &(dyn std::any::Any + Send)) {
-        self.panic
-            .lock()
-            .get_or_insert_with(|| internal_from_panic(payload));
+        let mut first = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+        first.get_or_insert_with(|| internal_from_panic(payload));
     }
 }
 
@@ -176,7 +174,11 @@ pub(crate) fn run_team(
             thread::park();
         }
     }
-    match done.panic.into_inner() {
+    match done
+        .panic
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
         Some(e) => Err(e),
         None => Ok(()),
     }
@@ -218,8 +220,10 @@ fn worker(lane: &'static Lane) {
     if let Some(core) = lane.core {
         core_affinity::set_for_current(core);
     }
-    // The lane's sender is static, so the channel never disconnects.
-    while let Ok(task) = lane.rx.recv() {
+    // The lane's sender is static, so the channel never disconnects. After each task the
+    // worker polls for the next one for `SPIN_TIME` before blocking: a blocked worker's vCPU
+    // halts, and waking it costs more than a short call (measured, docs/Performance.md).
+    while let Some(task) = next_task(lane) {
         // SAFETY: the caller keeps `done` and `job` alive until `remaining` reaches 0, which
         // happens only after this task's last use of them below.
         let (done, job) = unsafe { (&*task.done, &*task.job) };
@@ -235,6 +239,22 @@ fn worker(lane: &'static Lane) {
             // `done` may be gone now; `caller` is our own handle.
             caller.unpark();
         }
+    }
+}
+
+/// The next task of `lane`: polled for `SPIN_TIME`, then waited for.
+fn next_task(lane: &Lane) -> Option<Task> {
+    let start = std::time::Instant::now();
+    let mut polls = 0usize;
+    loop {
+        if let Ok(task) = lane.rx.try_recv() {
+            return Some(task);
+        }
+        polls += 1;
+        if polls.is_multiple_of(64) && start.elapsed() > SPIN_TIME {
+            return lane.rx.recv().ok();
+        }
+        std::hint::spin_loop();
     }
 }
 
