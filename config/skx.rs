@@ -1,6 +1,6 @@
 //! `skx`: AVX-512 CPUs (Skylake-X, Cascade Lake, Ice Lake, Sapphire Rapids without AMX, Zen
-//! 4), chosen by CPU features alone. AVX-512 kernels for f32 and f64; complex dtypes keep
-//! the reference kernels until their own kernels land.
+//! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32
+//! and f64, packed for c32 and c64.
 //!
 //! Blocksizes: the B micropanel (KC×12) stays in the 32 KiB L1 while A micropanels stream
 //! from L2, the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 240×384×8 B =
@@ -8,7 +8,8 @@
 //! 240) and swept on the development machine (single thread, best of repeated runs, square
 //! 256…2048, `Cntx::with_blocksizes`): sgemm KC 512 / MC 256 was best or tied at every size
 //! (106–107 GFLOPS against 102–106 for 384/480), dgemm KC 384 / MC 240 by 1–3 %. The sweep
-//! is recorded in docs/Performance.md.
+//! is recorded in docs/Performance.md. The complex blocks follow the same cache reasoning
+//! (A micropanel 16×256 or 8×256 complex = 32 KiB, A block 384 KiB), not yet swept.
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};
@@ -36,17 +37,21 @@ const SUP_LIMITS: SupLimits = SupLimits {
 
 fn context() -> Cntx {
     #[rustfmt::skip]
-    let (s, d) = (
+    let (s, d, c, z) = (
         //           MR        NR        KC         MC         NC
         Blocksizes { mr: 32, nr: 12, kc: 512, mc: 256, nc: 3072 },
         Blocksizes { mr: 16, nr: 12, kc: 384, mc: 240, nc: 3072 },
+        Blocksizes { mr: 16, nr: 6,  kc: 256, mc: 192, nc: 3072 },
+        Blocksizes { mr: 8,  nr: 6,  kc: 256, mc: 96,  nc: 3072 },
     );
     // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
     // only AVX-512 F, which this configuration requires.
-    let (sgemm, dgemm) = unsafe {
+    let (sgemm, dgemm, cgemm, zgemm) = unsafe {
         (
             GemmKernel::new("skx_f32_32x12", skx::gemm_f32_32x12, false, s),
             GemmKernel::new("skx_f64_16x12", skx::gemm_f64_16x12, false, d),
+            GemmKernel::new("skx_c32_16x6", skx::gemm_c32_16x6, false, c),
+            GemmKernel::new("skx_c64_8x6", skx::gemm_c64_8x6, false, z),
         )
     };
     // SAFETY: as above, for the sup contract with these tiles.
@@ -61,6 +66,8 @@ fn context() -> Cntx {
     Cntx {
         sgemm: sgemm.with_sup(s_sup),
         dgemm: dgemm.with_sup(d_sup),
+        cgemm,
+        zgemm,
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },

@@ -1,13 +1,17 @@
 //! The skx kernel set: AVX-512 microkernels (Skylake-X and later Xeons, Ice Lake, Sapphire
 //! Rapids without AMX, Zen 4). Registered by `config/skx.rs`. Each real dtype has a packed
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
-//! problems. Complex dtypes still use the reference kernels.
+//! problems; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`).
 
+mod gemm_c32_16x6;
+mod gemm_c64_8x6;
 mod gemm_f32_32x12;
 mod gemm_f64_16x12;
 mod sup_f32_32x12;
 mod sup_f64_16x12;
 
+pub use gemm_c32_16x6::gemm_c32_16x6;
+pub use gemm_c64_8x6::gemm_c64_8x6;
 pub use gemm_f32_32x12::gemm_f32_32x12;
 pub use gemm_f64_16x12::gemm_f64_16x12;
 pub use sup_f32_32x12::sup_f32_32x12;
