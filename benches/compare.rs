@@ -18,12 +18,12 @@
 //! `docs/Performance.md` for the figures this produced.
 
 use std::collections::BTreeMap;
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
 use std::time::{Duration, Instant};
 
 use libloading::Library;
 use oxblis::check::{Rng, Values};
-use oxblis::{GemmPair, MatMut, MatRef, Rntm, Scalar, gemm_ex};
+use oxblis::{GemmPair, MatMut, MatRef, Rntm, Scalar, c32, c64, gemm_ex};
 
 const OPENBLAS: &str = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
 const BLIS: &str = "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4";
@@ -55,6 +55,23 @@ type CblasGemm<T> = unsafe extern "C" fn(
     *mut T,
     c_int,
 );
+/// CBLAS ?gemm for complex types: the scalars are passed by pointer.
+type CblasGemmComplex = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    *const c_void,
+    *const c_void,
+    c_int,
+    *const c_void,
+    c_int,
+    *const c_void,
+    *mut c_void,
+    c_int,
+);
 type SetThreads = unsafe extern "C" fn(c_int);
 
 /// A dtype the driver compares: its CBLAS symbol and the gemm crate's entry.
@@ -69,6 +86,14 @@ impl Dtype for f32 {
 }
 impl Dtype for f64 {
     const CBLAS: &'static [u8] = b"cblas_dgemm\0";
+    const EPS: f64 = f64::EPSILON;
+}
+impl Dtype for c32 {
+    const CBLAS: &'static [u8] = b"cblas_cgemm\0";
+    const EPS: f64 = f32::EPSILON as f64;
+}
+impl Dtype for c64 {
+    const CBLAS: &'static [u8] = b"cblas_zgemm\0";
     const EPS: f64 = f64::EPSILON;
 }
 
@@ -122,9 +147,34 @@ impl Peer {
     }
 
     fn gemm<T: Dtype>(&self, m: usize, n: usize, k: usize, a: &[T], b: &[T], c: &mut [T]) {
+        let (m, n, k) = (m as c_int, n as c_int, k as c_int);
+        if T::IS_COMPLEX {
+            // SAFETY: the CBLAS complex ?gemm signature.
+            let f = unsafe { self.lib.get::<CblasGemmComplex>(T::CBLAS) }.expect("cblas ?gemm");
+            let (alpha, beta) = (T::one(), T::zero());
+            // SAFETY: column-major buffers as below; the scalars live across the call.
+            unsafe {
+                f(
+                    COL_MAJOR,
+                    NO_TRANS,
+                    NO_TRANS,
+                    m,
+                    n,
+                    k,
+                    (&alpha as *const T).cast(),
+                    a.as_ptr().cast(),
+                    m.max(1),
+                    b.as_ptr().cast(),
+                    k.max(1),
+                    (&beta as *const T).cast(),
+                    c.as_mut_ptr().cast(),
+                    m.max(1),
+                )
+            };
+            return;
+        }
         // SAFETY: the CBLAS ?gemm signature; the symbol exists in every CBLAS library.
         let f = unsafe { self.lib.get::<CblasGemm<T>>(T::CBLAS) }.expect("cblas ?gemm");
-        let (m, n, k) = (m as c_int, n as c_int, k as c_int);
         // SAFETY: column-major m×k, k×n, m×n buffers with leading dimensions m, k, m.
         unsafe {
             f(
@@ -289,7 +339,7 @@ fn measure<T: Dtype>(
     rng.fill(Values::Uniform, &mut a);
     rng.fill(Values::Uniform, &mut b);
     let mut c = vec![T::zero(); m * n];
-    let flops = 2.0 * (m * n * k) as f64;
+    let flops = if T::IS_COMPLEX { 8.0 } else { 2.0 } * (m * n * k) as f64;
     let batch: Vec<usize> = contenders
         .iter()
         .map(|who| {
@@ -352,15 +402,21 @@ fn measure<T: Dtype>(
 
 /// This core's FMA peak in GFLOPS for `T` (AVX-512 or AVX2, whichever is faster here).
 fn measured_peak<T: Dtype>() -> f64 {
-    let lanes = 32 / size_of::<T>(); // per 256-bit register
+    // A complex element is two reals; the peak in flops is the real component's.
+    let real_size = if T::IS_COMPLEX {
+        size_of::<T>() / 2
+    } else {
+        size_of::<T>()
+    };
+    let lanes = 32 / real_size; // per 256-bit register
     let mut best = 0.0f64;
     if std::is_x86_feature_detected!("fma") {
         // SAFETY: the CPU has AVX2/FMA (checked).
-        best = best.max(unsafe { peak::avx2(size_of::<T>() == 4) } * lanes as f64);
+        best = best.max(unsafe { peak::avx2(real_size == 4) } * lanes as f64);
     }
     if std::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512 F (checked).
-        best = best.max(unsafe { peak::avx512(size_of::<T>() == 4) } * 2.0 * lanes as f64);
+        best = best.max(unsafe { peak::avx512(real_size == 4) } * 2.0 * lanes as f64);
     }
     best
 }
@@ -428,7 +484,8 @@ fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<Stri
             Rntm::new().with_num_threads(threads).unwrap(),
         )];
         contenders.extend(peers.iter().map(Contender::Peer));
-        if opts.gemm_crate {
+        // The gemm crate's complex types are its own; it is compared on real dtypes only.
+        if opts.gemm_crate && !T::IS_COMPLEX {
             contenders.push(Contender::GemmCrate(if threads == 1 {
                 gemm::Parallelism::None
             } else {
@@ -587,7 +644,9 @@ fn main() {
         match dt {
             's' => run_dtype::<f32>(&opts, &peers, &mut plots),
             'd' => run_dtype::<f64>(&opts, &peers, &mut plots),
-            other => panic!("dtype {other}: the driver compares s and d"),
+            'c' => run_dtype::<c32>(&opts, &peers, &mut plots),
+            'z' => run_dtype::<c64>(&opts, &peers, &mut plots),
+            other => panic!("dtype {other}: the driver compares s, d, c and z"),
         }
     }
     if let Some(prefix) = &opts.svg {
