@@ -3,7 +3,8 @@
 //! on the same inputs, interleaved so the machine's slow phases hit everyone alike.
 //!
 //! ```text
-//! cargo bench --bench compare -- [--dtype s,d] [--threads 1,2] [--sizes 32,64,...]
+//! cargo bench --bench compare -- [--dtype s,d,c,z] [--threads 1,2] [--trans NN,TN,NT]
+//!     [--sizes 32,64,...]
 //!     [--skinny] [--no-square] [--lib NAME=PATH]... [--no-default-libs] [--no-gemm-crate]
 //!     [--blis-arch skx] [--samples N] [--svg PREFIX]
 //! ```
@@ -38,6 +39,7 @@ const SKINNY: [(usize, usize, usize); 4] = [
 // CBLAS enums (column-major, no transpose).
 const COL_MAJOR: c_int = 102;
 const NO_TRANS: c_int = 111;
+const TRANS: c_int = 112;
 
 type CblasGemm<T> = unsafe extern "C" fn(
     c_int,
@@ -73,6 +75,41 @@ type CblasGemmComplex = unsafe extern "C" fn(
     c_int,
 );
 type SetThreads = unsafe extern "C" fn(c_int);
+
+/// op(A) and op(B): transposed or not (column-major storage either way).
+#[derive(Clone, Copy, Debug)]
+struct Trans {
+    a: bool,
+    b: bool,
+}
+
+impl Trans {
+    fn parse(s: &str) -> Trans {
+        let t = |c: Option<char>| matches!(c, Some('T') | Some('t'));
+        let mut chars = s.chars();
+        Trans {
+            a: t(chars.next()),
+            b: t(chars.next()),
+        }
+    }
+    fn name(self) -> String {
+        format!(
+            "{}{}",
+            if self.a { 'T' } else { 'N' },
+            if self.b { 'T' } else { 'N' }
+        )
+    }
+    /// Leading dimensions of the stored A and B for op(A) m×k, op(B) k×n.
+    fn lds(self, m: usize, n: usize, k: usize) -> (usize, usize) {
+        (
+            if self.a { k } else { m }.max(1),
+            if self.b { n } else { k }.max(1),
+        )
+    }
+    fn cblas(flag: bool) -> c_int {
+        if flag { TRANS } else { NO_TRANS }
+    }
+}
 
 /// A dtype the driver compares: its CBLAS symbol and the gemm crate's entry.
 trait Dtype: Scalar + GemmPair<Self> {
@@ -124,7 +161,7 @@ impl Peer {
         };
         if let (Some(p), Some(_)) = (&peer, env) {
             // Force lazy initialization while the variable is still set.
-            p.gemm::<f64>(1, 1, 1, &[1.0], &[1.0], &mut [0.0]);
+            p.gemm::<f64>(Trans::parse("NN"), 1, 1, 1, &[1.0], &[1.0], &mut [0.0]);
         }
         if let Some((k, _)) = env {
             // SAFETY: as above.
@@ -146,7 +183,20 @@ impl Peer {
         }
     }
 
-    fn gemm<T: Dtype>(&self, m: usize, n: usize, k: usize, a: &[T], b: &[T], c: &mut [T]) {
+    #[allow(clippy::too_many_arguments)]
+    fn gemm<T: Dtype>(
+        &self,
+        tr: Trans,
+        m: usize,
+        n: usize,
+        k: usize,
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+    ) {
+        let (lda, ldb) = tr.lds(m, n, k);
+        let (lda, ldb) = (lda as c_int, ldb as c_int);
+        let (ta, tb) = (Trans::cblas(tr.a), Trans::cblas(tr.b));
         let (m, n, k) = (m as c_int, n as c_int, k as c_int);
         if T::IS_COMPLEX {
             // SAFETY: the CBLAS complex ?gemm signature.
@@ -156,16 +206,16 @@ impl Peer {
             unsafe {
                 f(
                     COL_MAJOR,
-                    NO_TRANS,
-                    NO_TRANS,
+                    ta,
+                    tb,
                     m,
                     n,
                     k,
                     (&alpha as *const T).cast(),
                     a.as_ptr().cast(),
-                    m.max(1),
+                    lda,
                     b.as_ptr().cast(),
-                    k.max(1),
+                    ldb,
                     (&beta as *const T).cast(),
                     c.as_mut_ptr().cast(),
                     m.max(1),
@@ -175,20 +225,20 @@ impl Peer {
         }
         // SAFETY: the CBLAS ?gemm signature; the symbol exists in every CBLAS library.
         let f = unsafe { self.lib.get::<CblasGemm<T>>(T::CBLAS) }.expect("cblas ?gemm");
-        // SAFETY: column-major m×k, k×n, m×n buffers with leading dimensions m, k, m.
+        // SAFETY: column-major A, B, C buffers of the stated shapes and leading dimensions.
         unsafe {
             f(
                 COL_MAJOR,
-                NO_TRANS,
-                NO_TRANS,
+                ta,
+                tb,
                 m,
                 n,
                 k,
                 T::one(),
                 a.as_ptr(),
-                m.max(1),
+                lda,
                 b.as_ptr(),
-                k.max(1),
+                ldb,
                 T::zero(),
                 c.as_mut_ptr(),
                 m.max(1),
@@ -213,18 +263,45 @@ impl Contender<'_> {
         }
     }
 
-    fn run<T: Dtype>(&self, (m, n, k): (usize, usize, usize), a: &[T], b: &[T], c: &mut [T]) {
+    fn run<T: Dtype>(
+        &self,
+        tr: Trans,
+        (m, n, k): (usize, usize, usize),
+        a: &[T],
+        b: &[T],
+        c: &mut [T],
+    ) {
+        let (lda, ldb) = tr.lds(m, n, k);
         match self {
             Contender::Oxblis(rntm) => {
-                let av = MatRef::col_major(a, m, k, m.max(1)).unwrap();
-                let bv = MatRef::col_major(b, k, n, k.max(1)).unwrap();
+                let av = if tr.a {
+                    MatRef::col_major(a, k, m, lda).unwrap().t()
+                } else {
+                    MatRef::col_major(a, m, k, lda).unwrap()
+                };
+                let bv = if tr.b {
+                    MatRef::col_major(b, n, k, ldb).unwrap().t()
+                } else {
+                    MatRef::col_major(b, k, n, ldb).unwrap()
+                };
                 let mut cv = MatMut::col_major(c, m, n, m.max(1)).unwrap();
                 gemm_ex(&av, &bv, &mut cv, Some(rntm)).unwrap();
             }
-            Contender::Peer(p) => p.gemm(m, n, k, a, b, c),
+            Contender::Peer(p) => p.gemm(tr, m, n, k, a, b, c),
             Contender::GemmCrate(par) => {
                 // The gemm crate computes dst := alpha·dst + beta·lhs·rhs (its names are
                 // BLAS's swapped); with read_dst = false that is C := 1·A·B.
+                // Strides of op(A) and op(B) as (column, row), the crate's order.
+                let (a_cs, a_rs) = if tr.a {
+                    (1, lda as isize)
+                } else {
+                    (lda as isize, 1)
+                };
+                let (b_cs, b_rs) = if tr.b {
+                    (1, ldb as isize)
+                } else {
+                    (ldb as isize, 1)
+                };
                 // SAFETY: column-major buffers of the stated shapes (column stride first).
                 unsafe {
                     gemm::gemm(
@@ -236,11 +313,11 @@ impl Contender<'_> {
                         1,
                         false,
                         a.as_ptr(),
-                        m as isize,
-                        1,
+                        a_cs,
+                        a_rs,
                         b.as_ptr(),
-                        k as isize,
-                        1,
+                        b_cs,
+                        b_rs,
                         T::zero(),
                         T::one(),
                         false,
@@ -265,6 +342,7 @@ struct Options {
     samples: usize,
     svg: Option<String>,
     gemm_crate: bool,
+    trans: Vec<Trans>,
 }
 
 fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T> {
@@ -292,6 +370,7 @@ fn options() -> Options {
         samples: 7,
         svg: None,
         gemm_crate: true,
+        trans: vec![Trans::parse("NN")],
     };
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     while let Some(arg) = args.next() {
@@ -317,6 +396,7 @@ fn options() -> Options {
             "--samples" => o.samples = parse_list(&value())[0],
             "--svg" => o.svg = Some(value()),
             "--no-gemm-crate" => o.gemm_crate = false,
+            "--trans" => o.trans = value().split(',').map(Trans::parse).collect(),
             other => panic!("unknown option {other}"),
         }
     }
@@ -328,6 +408,7 @@ fn options() -> Options {
 /// (OpenBLAS's workers spin for ~0.1 s after a call and would steal the next one's cores).
 fn measure<T: Dtype>(
     contenders: &[Contender],
+    tr: Trans,
     shape: (usize, usize, usize),
     samples: usize,
     gap: Duration,
@@ -343,9 +424,9 @@ fn measure<T: Dtype>(
     let batch: Vec<usize> = contenders
         .iter()
         .map(|who| {
-            who.run(shape, &a, &b, &mut c); // warm-up
+            who.run(tr, shape, &a, &b, &mut c); // warm-up
             let t = Instant::now();
-            who.run(shape, &a, &b, &mut c);
+            who.run(tr, shape, &a, &b, &mut c);
             (Duration::from_millis(20).as_secs_f64() / t.elapsed().as_secs_f64())
                 .ceil()
                 .max(1.0) as usize
@@ -363,21 +444,21 @@ fn measure<T: Dtype>(
             std::thread::sleep(gap);
             let t = Instant::now();
             for _ in 0..batch[i] {
-                contenders[i].run(shape, &a, &b, &mut c);
+                contenders[i].run(tr, shape, &a, &b, &mut c);
             }
             times[i].push(t.elapsed().as_secs_f64() / batch[i] as f64);
         }
     }
     // Agreement: every contender's C against oxblis's.
     let mut reference = vec![T::zero(); m * n];
-    contenders[0].run(shape, &a, &b, &mut reference);
+    contenders[0].run(tr, shape, &a, &b, &mut reference);
     let scale = reference
         .iter()
         .map(|x| x.abs1())
         .fold(0.0, f64::max)
         .max(f64::MIN_POSITIVE);
     for who in &contenders[1..] {
-        who.run(shape, &a, &b, &mut c);
+        who.run(tr, shape, &a, &b, &mut c);
         let diff = c
             .iter()
             .zip(&reference)
@@ -493,47 +574,54 @@ fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<Stri
             }));
         }
         let names: Vec<String> = contenders.iter().map(Contender::name).collect();
-        println!(
-            "\n{}gemm, {threads} thread(s), column-major NN; measured peak {:.1} GFLOPS/core; \
-             ratio = oxblis / peer",
-            T::LETTER,
-            peak
-        );
-        print!(
-            "{:>6} {:>6} {:>6} | {:>8} {:>5}",
-            "m", "n", "k", "oxblis", "%pk"
-        );
-        for name in &names[1..] {
-            print!(" | {name:>10} {:>6}", "ratio");
-        }
-        println!();
-        let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
-        if opts.squares {
-            shapes.extend(opts.sizes.iter().map(|&s| (s, s, s)));
-        }
-        if opts.skinny {
-            shapes.extend(SKINNY);
-        }
-        let plot = plots
-            .entry(format!("{}gemm_{threads}t", T::LETTER))
-            .or_insert_with(|| Plot::new(names.clone()));
-        for shape in shapes {
-            let gap = Duration::from_millis(if threads > 1 { 150 } else { 0 });
-            let gflops = measure::<T>(&contenders, shape, opts.samples, gap);
-            print!(
-                "{:>6} {:>6} {:>6} | {:>8.1} {:>4.0}%",
-                shape.0,
-                shape.1,
-                shape.2,
-                gflops[0],
-                100.0 * gflops[0] / (peak * threads as f64)
+        for &tr in &opts.trans {
+            println!(
+                "\n{}gemm, {threads} thread(s), column-major {}; measured peak {:.1} GFLOPS/core; \
+                 ratio = oxblis / peer",
+                T::LETTER,
+                tr.name(),
+                peak
             );
-            for g in &gflops[1..] {
-                print!(" | {g:>10.1} {:>6.2}", gflops[0] / g);
+            print!(
+                "{:>6} {:>6} {:>6} | {:>8} {:>5}",
+                "m", "n", "k", "oxblis", "%pk"
+            );
+            for name in &names[1..] {
+                print!(" | {name:>10} {:>6}", "ratio");
             }
             println!();
-            if shape.0 == shape.1 && shape.1 == shape.2 {
-                plot.points.push((shape.0, gflops));
+            let mut shapes: Vec<(usize, usize, usize)> = Vec::new();
+            if opts.squares {
+                shapes.extend(opts.sizes.iter().map(|&s| (s, s, s)));
+            }
+            if opts.skinny {
+                shapes.extend(SKINNY);
+            }
+            let plot = plots
+                .entry(format!(
+                    "{}gemm_{}_{threads}t",
+                    T::LETTER,
+                    tr.name().to_lowercase()
+                ))
+                .or_insert_with(|| Plot::new(names.clone()));
+            for shape in shapes {
+                let gap = Duration::from_millis(if threads > 1 { 150 } else { 0 });
+                let gflops = measure::<T>(&contenders, tr, shape, opts.samples, gap);
+                print!(
+                    "{:>6} {:>6} {:>6} | {:>8.1} {:>4.0}%",
+                    shape.0,
+                    shape.1,
+                    shape.2,
+                    gflops[0],
+                    100.0 * gflops[0] / (peak * threads as f64)
+                );
+                for g in &gflops[1..] {
+                    print!(" | {g:>10.1} {:>6.2}", gflops[0] / g);
+                }
+                println!();
+                if shape.0 == shape.1 && shape.1 == shape.2 {
+                    plot.points.push((shape.0, gflops));
+                }
             }
         }
     }

@@ -17,6 +17,7 @@ use crate::cntx::SupKernel;
 use crate::error::Result;
 use crate::kernels::SupUkrArgs;
 use crate::packbuf::PackBuf;
+use crate::packm::pack_a_panels;
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
@@ -42,12 +43,10 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     let (a_ptr, cs_a) = match &mut copy {
         None => (a.as_ptr(), a.col_stride()),
         Some(buf) => {
+            // One panel of m rows is exactly A in column-major order with ld = m; packing
+            // does it with its fast paths (8×8 transposes for row-stored A) and applies op().
             let dst = buf.as_mut_slice::<A>(m * k);
-            for (p, column) in dst.chunks_exact_mut(m).enumerate() {
-                for (i, d) in column.iter_mut().enumerate() {
-                    *d = a.get(i, p).expect("in range");
-                }
-            }
+            pack_a_panels(a, m, 0..1, dst);
             (dst.as_ptr(), m as isize)
         }
     };
