@@ -2,8 +2,9 @@
 //! C := alpha·A·B + beta·C with A and B read in place (no packing), for small problems.
 //!
 //! * dtype: f64; MR×NR = 8×6; edges handled here: rows by `vmaskmov` loads/stores
-//!   (masked-off lanes are neither read nor written, and do not fault), columns past n by
-//!   reading column n−1 of B again and not storing the result.
+//!   (masked-off lanes are neither read nor written, and do not fault), and one instance of
+//!   the body per column count 1..=6 and per number of 4-row vectors (1 or 2), so an edge
+//!   tile computes only its own columns and vectors.
 //! * CPU features: AVX2, FMA.
 //! * A: unit row stride, column stride cs_a. B: any strides (elements are broadcast).
 //! * C storage: prefers columns (unit row stride: masked vector loads/stores); other
@@ -32,23 +33,63 @@ fn row_mask(m: usize, first: usize) -> __m256i {
 /// The [`crate::kernels::SupUkr`] contract with MR×NR = 8×6, on a CPU with AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn sup_f64_8x6(args: &SupUkrArgs<f64, f64>) {
-    let (m, n) = (args.m, args.n);
-    let masks = [row_mask(m, 0), row_mask(m, LANES)];
-    // Column j of B, clamped to the last real column so nothing past n is read.
-    let b_offsets: [isize; NR] = std::array::from_fn(|j| j.min(n - 1) as isize * args.cs_b);
-    let mut acc = [[_mm256_setzero_pd(); 2]; NR];
+    // One instance per column count and per number of row vectors (one when m <= 4): an
+    // edge tile computes only its own columns and rows.
+    // SAFETY: passed on; each instance computes exactly n = N columns and m <= 4·V rows.
+    unsafe {
+        if args.m <= LANES {
+            by_columns::<1>(args)
+        } else {
+            by_columns::<2>(args)
+        }
+    }
+}
+
+/// Dispatches on the column count for `V` row vectors.
+///
+/// # Safety
+/// As [`sup_f64_8x6`], with `args.m <= 4·V`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn by_columns<const V: usize>(args: &SupUkrArgs<f64, f64>) {
+    // SAFETY: passed on, with N = args.n.
+    unsafe {
+        match args.n {
+            6 => body::<6, V>(args),
+            5 => body::<5, V>(args),
+            4 => body::<4, V>(args),
+            3 => body::<3, V>(args),
+            2 => body::<2, V>(args),
+            _ => body::<1, V>(args),
+        }
+    }
+}
+
+/// The kernel for tiles of exactly `N` columns and at most `V` vectors of rows.
+///
+/// # Safety
+/// As [`sup_f64_8x6`], with `args.n == N` and `args.m <= 4·V`.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn body<const N: usize, const V: usize>(args: &SupUkrArgs<f64, f64>) {
+    debug_assert!(args.n == N && N <= NR && args.m <= LANES * V && V <= 2);
+    let m = args.m;
+    let masks: [__m256i; V] = std::array::from_fn(|h| row_mask(m, LANES * h));
+    let b_offsets: [isize; N] = std::array::from_fn(|j| j as isize * args.cs_b);
+    let mut acc = [[_mm256_setzero_pd(); V]; N];
     // SAFETY: masked loads touch only rows below m of A's columns p < k; B reads stay in
-    // columns below n and rows below k; C is touched only at rows below m (masks or the
+    // columns below N = n and rows below k; C is touched only at rows below m (masks or the
     // scalar loop) and columns below n. That is all memory the contract makes valid.
     unsafe {
         let (mut a, mut b) = (args.a, args.b);
         for _ in 0..args.k {
-            let a0 = _mm256_maskload_pd(a, masks[0]);
-            let a1 = _mm256_maskload_pd(a.add(LANES), masks[1]);
+            let av: [__m256d; V] =
+                std::array::from_fn(|h| _mm256_maskload_pd(a.add(LANES * h), masks[h]));
             for (acc_j, &off) in acc.iter_mut().zip(&b_offsets) {
                 let bj = _mm256_set1_pd(*b.offset(off));
-                acc_j[0] = _mm256_fmadd_pd(a0, bj, acc_j[0]);
-                acc_j[1] = _mm256_fmadd_pd(a1, bj, acc_j[1]);
+                for (acc_jh, &ah) in acc_j.iter_mut().zip(&av) {
+                    *acc_jh = _mm256_fmadd_pd(ah, bj, *acc_jh);
+                }
             }
             a = a.offset(args.cs_a);
             b = b.offset(args.rs_b);
@@ -58,7 +99,7 @@ pub unsafe fn sup_f64_8x6(args: &SupUkrArgs<f64, f64>) {
         let beta = _mm256_set1_pd(args.beta);
         let beta_is_zero = args.beta == 0.0;
         if args.rs_c == 1 {
-            for (j, acc_j) in acc.iter().enumerate().take(n) {
+            for (j, acc_j) in acc.iter().enumerate() {
                 let col = args.c.offset(j as isize * args.cs_c);
                 for (h, &v) in acc_j.iter().enumerate() {
                     let p = col.add(LANES * h);
@@ -81,7 +122,7 @@ pub unsafe fn sup_f64_8x6(args: &SupUkrArgs<f64, f64>) {
                     );
                 }
             }
-            for j in 0..n {
+            for j in 0..N {
                 for i in 0..m {
                     let p = args
                         .c

@@ -2,8 +2,9 @@
 //! C := alpha·A·B + beta·C with A and B read in place (no packing), for small problems.
 //!
 //! * dtype: f32; MR×NR = 32×12; edges handled here: rows by AVX-512 masks (masked-off
-//!   lanes are neither read nor written), columns past n by reading column n−1 of B again
-//!   and not storing the result.
+//!   lanes are neither read nor written), and one instance of the body per column count
+//!   1..=12 and per number of 16-row vectors (1 or 2), so an edge tile computes only its own
+//!   columns and vectors.
 //! * CPU features: AVX-512 F.
 //! * A: unit row stride, column stride cs_a. B: any strides (elements are broadcast).
 //! * C storage: prefers columns (unit row stride: masked vector loads/stores); other
@@ -31,23 +32,69 @@ fn row_mask(m: usize, first: usize) -> __mmask16 {
 /// The [`crate::kernels::SupUkr`] contract with MR×NR = 32×12, on a CPU with AVX-512 F.
 #[target_feature(enable = "avx512f")]
 pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
-    let (m, n) = (args.m, args.n);
-    let masks = [row_mask(m, 0), row_mask(m, LANES)];
-    // Column j of B, clamped to the last real column so nothing past n is read.
-    let b_offsets: [isize; NR] = std::array::from_fn(|j| j.min(n - 1) as isize * args.cs_b);
-    let mut acc = [[_mm512_setzero_ps(); 2]; NR];
+    // One instance per column count and per number of row vectors (one when m <= 16): an
+    // edge tile computes only its own columns and rows.
+    // SAFETY: passed on; each instance computes exactly n = N columns and m <= 16·V rows.
+    unsafe {
+        if args.m <= LANES {
+            by_columns::<1>(args)
+        } else {
+            by_columns::<2>(args)
+        }
+    }
+}
+
+/// Dispatches on the column count for `V` row vectors.
+///
+/// # Safety
+/// As [`sup_f32_32x12`], with `args.m <= 16·V`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn by_columns<const V: usize>(args: &SupUkrArgs<f32, f32>) {
+    // SAFETY: passed on, with N = args.n.
+    unsafe {
+        match args.n {
+            12 => body::<12, V>(args),
+            11 => body::<11, V>(args),
+            10 => body::<10, V>(args),
+            9 => body::<9, V>(args),
+            8 => body::<8, V>(args),
+            7 => body::<7, V>(args),
+            6 => body::<6, V>(args),
+            5 => body::<5, V>(args),
+            4 => body::<4, V>(args),
+            3 => body::<3, V>(args),
+            2 => body::<2, V>(args),
+            _ => body::<1, V>(args),
+        }
+    }
+}
+
+/// The kernel for tiles of exactly `N` columns and at most `V` vectors of rows.
+///
+/// # Safety
+/// As [`sup_f32_32x12`], with `args.n == N` and `args.m <= 16·V`.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn body<const N: usize, const V: usize>(args: &SupUkrArgs<f32, f32>) {
+    debug_assert!(args.n == N && N <= NR && args.m <= LANES * V && V <= 2);
+    let m = args.m;
+    let masks: [__mmask16; V] = std::array::from_fn(|h| row_mask(m, LANES * h));
+    let b_offsets: [isize; N] = std::array::from_fn(|j| j as isize * args.cs_b);
+    let mut acc = [[_mm512_setzero_ps(); V]; N];
     // SAFETY: masked loads touch only rows below m of A's columns p < k; B reads stay in
-    // columns below n and rows below k; C is touched only at rows below m (masks or the
+    // columns below N = n and rows below k; C is touched only at rows below m (masks or the
     // scalar loop) and columns below n. That is all memory the contract makes valid.
     unsafe {
         let (mut a, mut b) = (args.a, args.b);
         for _ in 0..args.k {
-            let a0 = _mm512_maskz_loadu_ps(masks[0], a);
-            let a1 = _mm512_maskz_loadu_ps(masks[1], a.add(LANES));
+            let av: [__m512; V] =
+                std::array::from_fn(|h| _mm512_maskz_loadu_ps(masks[h], a.add(LANES * h)));
             for (acc_j, &off) in acc.iter_mut().zip(&b_offsets) {
                 let bj = _mm512_set1_ps(*b.offset(off));
-                acc_j[0] = _mm512_fmadd_ps(a0, bj, acc_j[0]);
-                acc_j[1] = _mm512_fmadd_ps(a1, bj, acc_j[1]);
+                for (acc_jh, &ah) in acc_j.iter_mut().zip(&av) {
+                    *acc_jh = _mm512_fmadd_ps(ah, bj, *acc_jh);
+                }
             }
             a = a.offset(args.cs_a);
             b = b.offset(args.rs_b);
@@ -57,7 +104,7 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
         let beta = _mm512_set1_ps(args.beta);
         let beta_is_zero = args.beta == 0.0;
         if args.rs_c == 1 {
-            for (j, acc_j) in acc.iter().enumerate().take(n) {
+            for (j, acc_j) in acc.iter().enumerate() {
                 let col = args.c.offset(j as isize * args.cs_c);
                 for (h, &v) in acc_j.iter().enumerate() {
                     let p = col.add(LANES * h);
@@ -80,7 +127,7 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
                     );
                 }
             }
-            for j in 0..n {
+            for j in 0..N {
                 for i in 0..m {
                     let p = args
                         .c
