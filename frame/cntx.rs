@@ -307,6 +307,22 @@ impl Cntx {
         self
     }
 
+    /// A copy whose sup kernels (if any) use `limits` to decide when a whole problem takes
+    /// the sup path. They still serve the packed path's edge tiles; limits of zero keep every
+    /// problem on the packed path (tests use this to cover those edges at small sizes).
+    pub fn with_sup_limits(mut self, limits: SupLimits) -> Cntx {
+        fn set<A: Element, B: Element>(k: &mut GemmKernel<A, B>, limits: SupLimits) {
+            if let Some(sup) = &mut k.sup {
+                sup.limits = limits;
+            }
+        }
+        set(&mut self.sgemm, limits);
+        set(&mut self.dgemm, limits);
+        set(&mut self.cgemm, limits);
+        set(&mut self.zgemm, limits);
+        self
+    }
+
     /// Checks every kernel's blocksizes.
     pub fn validate(&self) -> Result<()> {
         self.sgemm.validate(self.name)?;

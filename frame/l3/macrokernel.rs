@@ -2,14 +2,16 @@
 //! packed A) around the microkernel, over one thread's tiles of one packed MC×KC block of A
 //! and KC×NC block of B.
 //!
-//! Full tiles go straight to C. Edge tiles (fewer than MR rows or NR columns left) are
-//! computed into a scratch tile with beta = 0 and then merged into C's valid part, so
-//! kernels never handle edges and never touch memory outside C.
+//! Full tiles go straight to C. Edge tiles (fewer than MR rows or NR columns left) go to the
+//! configuration's sup kernel when it has one (it reads the packed panels as strided A and
+//! B and computes only the tile's real rows and columns); otherwise they are computed into a
+//! scratch tile with beta = 0 and merged into C's valid part. Either way the packed kernels
+//! never handle edges and nothing touches memory outside C.
 
 use std::mem::MaybeUninit;
 
 use crate::cntx::{Blocksizes, GemmKernel};
-use crate::kernels::{GemmUkrArgs, MAX_TILE_ELEMS};
+use crate::kernels::{GemmUkrArgs, MAX_TILE_ELEMS, SupUkrArgs};
 use crate::l3::gemm::Tiles;
 use crate::l3::raw::RawMat;
 use crate::types::{Element, GemmPair, Scalar};
@@ -66,6 +68,34 @@ pub(super) fn macrokernel<A: GemmPair<B>, B: Element>(
                 // MR×NR tile at (ir, jr) lies inside C's block and is this thread's alone, and
                 // the context's kernel runs on this CPU (its configuration was checked).
                 unsafe { ukr(&args) };
+            } else if let Some(sup) = kernel
+                .sup()
+                .filter(|s| s.tile().0 >= mr && s.tile().1 >= nr)
+            {
+                // A packed A micropanel is A with unit row stride and column stride MR, a
+                // packed B micropanel is B with row stride NR and column stride 1: exactly
+                // what a sup kernel reads, and it computes just the tile's real rows and
+                // columns, straight into C.
+                let sup_args = SupUkrArgs {
+                    m: mr_cur,
+                    n: nr_cur,
+                    k,
+                    alpha,
+                    a: args.a,
+                    cs_a: mr as isize,
+                    b: args.b,
+                    rs_b: nr as isize,
+                    cs_b: 1,
+                    beta,
+                    c: args.c,
+                    rs_c: c.rs,
+                    cs_c: c.cs,
+                };
+                // SAFETY: rows below mr_cur of the packed A panel and columns below nr_cur of
+                // the packed B panel are in the panels (asserted above), the mr_cur×nr_cur
+                // tile is inside C's block and this thread's alone, and the tile is within
+                // the sup kernel's MR×NR.
+                unsafe { (sup.ukr())(&sup_args) };
             } else {
                 edge_tile(kernel, &mut args, mr_cur, nr_cur);
             }

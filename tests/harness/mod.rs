@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
-use oxblis::{Blocksizes, Cntx, GemmPair, Rntm, Scalar, gemm_with_cntx};
+use oxblis::{Blocksizes, Cntx, GemmPair, Rntm, Scalar, SupLimits, gemm_with_cntx};
 
 /// An element type gemm supports with itself as the accumulator.
 pub trait Dt: Scalar + GemmPair<Self> {}
@@ -172,9 +172,10 @@ pub fn bits_equal<T: Copy>(x: T, y: T) -> bool {
 }
 
 /// Every context this machine supports (as is: small problems take the sup path where the
-/// configuration has sup kernels), each paired with a copy for the packed path: no sup
-/// kernels, and cache blocksizes shrunk (KC = 3, MC = 2·MR, NR = 2·NR for every dtype) so
-/// every edge of the loop nest is reached cheaply.
+/// configuration has sup kernels), each paired with a copy for the packed path: sup limits
+/// of zero (so sup kernels only serve the packed path's edge tiles; configurations without
+/// them use the scratch-tile edges), and cache blocksizes shrunk (KC = 3, MC = 2·MR,
+/// NC = 2·NR for every dtype) so every edge of the loop nest is reached cheaply.
 pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
     let contexts = oxblis::supported_contexts();
     assert!(!contexts.is_empty(), "no configuration runs here");
@@ -191,7 +192,14 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
         .into_iter()
         .map(|cntx| {
             eprintln!("testing configuration {}", cntx.name());
-            (cntx.clone(), tiny_blocks(cntx.clone().without_sup()))
+            let packed_only = SupLimits {
+                max_a_col_stride_bytes: 0,
+                max_a_bytes: 0,
+            };
+            (
+                cntx.clone(),
+                tiny_blocks(cntx.clone().with_sup_limits(packed_only)),
+            )
         })
         .collect()
 }
