@@ -1,6 +1,6 @@
 //! `haswell`: AVX2 + FMA CPUs (Haswell and later Intel, Zen 1–3), chosen by CPU features
-//! alone. AVX2 kernels for f32 and f64; complex dtypes keep the reference kernels until
-//! their own kernels land.
+//! alone. AVX2 kernels for every dtype: packed and sup for f32 and f64, packed for c32 and
+//! c64.
 //!
 //! Blocksizes: KC so an A and a B micropanel stay in L1 (16×384 + 384×6 floats; 8×256 +
 //! 256×6 doubles), MC·KC in a 1 MiB L2 (240×384×4 B = 360 KiB; 240×256×8 B = 480 KiB), NC·KC
@@ -30,17 +30,21 @@ const SUP_LIMITS: SupLimits = SupLimits {
 
 fn context() -> Cntx {
     #[rustfmt::skip]
-    let (s, d) = (
+    let (s, d, c, z) = (
         //           MR        NR       KC         MC         NC
         Blocksizes { mr: 16, nr: 6, kc: 384, mc: 240, nc: 4080 },
         Blocksizes { mr: 8,  nr: 6, kc: 256, mc: 240, nc: 4080 },
+        Blocksizes { mr: 8,  nr: 3, kc: 256, mc: 192, nc: 4080 },
+        Blocksizes { mr: 4,  nr: 3, kc: 256, mc: 96,  nc: 4080 },
     );
     // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
     // only AVX2 and FMA, which this configuration requires.
-    let (sgemm, dgemm) = unsafe {
+    let (sgemm, dgemm, cgemm, zgemm) = unsafe {
         (
             GemmKernel::new("haswell_f32_16x6", haswell::gemm_f32_16x6, false, s),
             GemmKernel::new("haswell_f64_8x6", haswell::gemm_f64_8x6, false, d),
+            GemmKernel::new("haswell_c32_8x3", haswell::gemm_c32_8x3, false, c),
+            GemmKernel::new("haswell_c64_4x3", haswell::gemm_c64_4x3, false, z),
         )
     };
     // SAFETY: as above, for the sup contract with these tiles.
@@ -67,6 +71,8 @@ fn context() -> Cntx {
     Cntx {
         sgemm: sgemm.with_sup(s_sup),
         dgemm: dgemm.with_sup(d_sup),
+        cgemm,
+        zgemm,
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },
