@@ -34,8 +34,8 @@ fn context() -> Cntx {
         //           MR        NR       KC         MC         NC
         Blocksizes { mr: 16, nr: 6, kc: 384, mc: 240, nc: 4080 },
         Blocksizes { mr: 8,  nr: 6, kc: 256, mc: 240, nc: 4080 },
-        Blocksizes { mr: 8,  nr: 3, kc: 256, mc: 192, nc: 4080 },
-        Blocksizes { mr: 4,  nr: 3, kc: 256, mc: 96,  nc: 4080 },
+        Blocksizes { mr: 8,  nr: 2, kc: 256, mc: 192, nc: 4080 },
+        Blocksizes { mr: 4,  nr: 2, kc: 256, mc: 96,  nc: 4080 },
     );
     // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
     // only AVX2 and FMA, which this configuration requires.
@@ -43,8 +43,8 @@ fn context() -> Cntx {
         (
             GemmKernel::new("haswell_f32_16x6", haswell::gemm_f32_16x6, false, s),
             GemmKernel::new("haswell_f64_8x6", haswell::gemm_f64_8x6, false, d),
-            GemmKernel::new("haswell_c32_8x3", haswell::gemm_c32_8x3, false, c),
-            GemmKernel::new("haswell_c64_4x3", haswell::gemm_c64_4x3, false, z),
+            GemmKernel::new("haswell_c32_8x2", haswell::gemm_c32_8x2, false, c),
+            GemmKernel::new("haswell_c64_4x2", haswell::gemm_c64_4x2, false, z),
         )
     };
     // SAFETY: as above, for the sup contract with these tiles.

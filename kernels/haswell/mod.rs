@@ -1,17 +1,17 @@
 //! The haswell kernel set: AVX2 + FMA microkernels (Haswell and later, Zen 1–3). Registered
 //! by `config/haswell.rs`. Each real dtype has a packed kernel (`gemm_*`) and a sup kernel
 //! (`sup_*`) that reads A and B in place for small problems; the complex dtypes have packed
-//! kernels (`gemm_c32_8x3`, `gemm_c64_4x3`).
+//! kernels (`gemm_c32_8x2`, `gemm_c64_4x2`).
 
-mod gemm_c32_8x3;
-mod gemm_c64_4x3;
+mod gemm_c32_8x2;
+mod gemm_c64_4x2;
 mod gemm_f32_16x6;
 mod gemm_f64_8x6;
 mod sup_f32_16x6;
 mod sup_f64_8x6;
 
-pub use gemm_c32_8x3::gemm_c32_8x3;
-pub use gemm_c64_4x3::gemm_c64_4x3;
+pub use gemm_c32_8x2::gemm_c32_8x2;
+pub use gemm_c64_4x2::gemm_c64_4x2;
 pub use gemm_f32_16x6::gemm_f32_16x6;
 pub use gemm_f64_8x6::gemm_f64_8x6;
 pub use sup_f32_16x6::sup_f32_16x6;

@@ -1,9 +1,9 @@
-//! zgemm microkernel for AVX2 + FMA (haswell): C := alpha·Ap·Bp + beta·C on a 4×3 tile of
+//! zgemm microkernel for AVX2 + FMA (haswell): C := alpha·Ap·Bp + beta·C on a 4×2 tile of
 //! double-precision complex numbers.
 //!
-//! * dtype: c64 (interleaved re, im); MR×NR = 4×3 complex.
+//! * dtype: c64 (interleaved re, im); MR×NR = 4×2 complex.
 //! * CPU features: AVX2, FMA.
-//! * Packed layouts: the contract in `kernels/mod.rs` (A: 4-row column panels, B: 3-column
+//! * Packed layouts: the contract in `kernels/mod.rs` (A: 4-row column panels, B: 2-column
 //!   row panels), complex elements; packing has already applied any conjugation.
 //! * C storage: prefers columns (unit row stride): each tile column is two 2-complex vector
 //!   loads/stores. Any other strides go through a stack tile.
@@ -12,9 +12,11 @@
 //!   A·b_re and A·b_im separately (every lane of every FMA is useful), and combine once at
 //!   the end: re = Σ(a_re·b_re) − Σ(a_im·b_im), im = Σ(a_im·b_re) + Σ(a_re·b_im), by swapping
 //!   the pairs of the second sum and one `fmaddsub`.
-//! * Register map: 12 accumulators, ymm(j, h, part) for j < 3, h < 2 (2 complex each),
-//!   part ∈ {re, im} of b; two ymm for the A column. Per k step: 2 loads, 6 broadcasts,
-//!   12 FMAs.
+//! * Register map: 8 accumulators, ymm(j, h, part) for j < 2, h < 2 (2 complex each),
+//!   part ∈ {re, im} of b; two ymm for the A column. Per k step: 2 loads, 4 broadcasts,
+//!   8 FMAs. NR is 2, not 3: with 3, the 12 accumulators, 2 A vectors and 2 broadcasts
+//!   need all 16 ymm registers, the compiler spilled one accumulator through the stack
+//!   inside the k loop, and cgemm ran at 27 GFLOPS (24 % of peak).
 
 use std::arch::x86_64::*;
 
@@ -22,7 +24,7 @@ use crate::kernels::GemmUkrArgs;
 use crate::types::c64;
 
 const MR: usize = 4;
-const NR: usize = 3;
+const NR: usize = 2;
 
 /// Swaps re and im within each complex lane pair.
 #[target_feature(enable = "avx2,fma")]
@@ -40,11 +42,11 @@ fn mul_scalar(z: __m256d, s_re: __m256d, s_im: __m256d) -> __m256d {
 /// The kernel. See the module docs.
 ///
 /// # Safety
-/// The [`crate::kernels::GemmUkr`] contract for 4×3 complex tiles, on a CPU with AVX2 and FMA.
+/// The [`crate::kernels::GemmUkr`] contract for 4×2 complex tiles, on a CPU with AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
-pub unsafe fn gemm_c64_4x3(args: &GemmUkrArgs<c64, c64>) {
-    // SAFETY: the contract gives 4·k readable complex at `a`, k·3 at `b`, and a writable
-    // 4×3 tile at `c` with strides rs_c, cs_c (in complex elements); c64 is two f64, so
+pub unsafe fn gemm_c64_4x2(args: &GemmUkrArgs<c64, c64>) {
+    // SAFETY: the contract gives 4·k readable complex at `a`, k·2 at `b`, and a writable
+    // 4×2 tile at `c` with strides rs_c, cs_c (in complex elements); c64 is two f64, so
     // the float views below stay inside those.
     unsafe {
         let mut re = [[_mm256_setzero_pd(); 2]; NR];
