@@ -26,6 +26,8 @@ pub mod haswell;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
 pub mod skx;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 /// The largest tile (MR·NR) a kernel may declare; the framework's scratch tile for edges
 /// lives on the stack and is this big.

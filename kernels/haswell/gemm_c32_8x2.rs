@@ -3,109 +3,27 @@
 //!
 //! * dtype: c32 (interleaved re, im); MR×NR = 8×2 complex.
 //! * CPU features: AVX2, FMA.
-//! * Packed layouts: the contract in `kernels/mod.rs` (A: 8-row column panels, B: 2-column
-//!   row panels), complex elements; packing has already applied any conjugation.
-//! * C storage: prefers columns (unit row stride): each tile column is two 4-complex vector
-//!   loads/stores. Any other strides go through a stack tile.
+//! * Packed layouts: the contract in `kernels/mod.rs`. C: prefers columns (unit row
+//!   stride), any strides work.
 //! * beta == 0: C is written without being read.
-//! * Method: for each B element, broadcast its real part and its imaginary part; accumulate
-//!   A·b_re and A·b_im separately (every lane of every FMA is useful), and combine once at
-//!   the end: re = Σ(a_re·b_re) − Σ(a_im·b_im), im = Σ(a_im·b_re) + Σ(a_re·b_im), by swapping
-//!   the pairs of the second sum and one `fmaddsub`.
-//! * Register map: 8 accumulators, ymm(j, h, part) for j < 2, h < 2 (4 complex each),
-//!   part ∈ {re, im} of b; two ymm for the A column. Per k step: 2 loads, 4 broadcasts,
-//!   8 FMAs. NR is 2, not 3: with 3, the 12 accumulators, 2 A vectors and 2 broadcasts
-//!   need all 16 ymm registers, the compiler spilled one accumulator through the stack
-//!   inside the k loop, and cgemm ran at 27 GFLOPS (24 % of peak).
-
-use std::arch::x86_64::*;
+//! * Register map: 8 accumulators (A·b_re and A·b_im, 2 ymm × 2 columns each), 2 A vectors,
+//!   2 broadcasts; per k step 2 loads, 4 broadcasts, 8 FMAs. NR is 2, not 3: with 3, the 12
+//!   accumulators, 2 A vectors and 2 broadcasts need all 16 ymm registers, the compiler
+//!   spilled an accumulator through the stack inside the k loop, and cgemm ran at 27 GFLOPS
+//!   (24 % of peak).
+//! * The body, its prefetching and reasoning: `kernels/x86/gemm_complex.rs`.
 
 use crate::kernels::GemmUkrArgs;
+use crate::kernels::x86::gemm_complex::gemm_complex;
+use crate::kernels::x86::simd::Ymm32;
 use crate::types::c32;
-
-const MR: usize = 8;
-const NR: usize = 2;
-
-/// Swaps re and im within each complex lane pair.
-#[target_feature(enable = "avx2,fma")]
-fn swap_pairs(v: __m256) -> __m256 {
-    _mm256_permute_ps::<0b1011_0001>(v)
-}
-
-/// z·s for packed complex z and a complex scalar s given as broadcast (re, im).
-#[target_feature(enable = "avx2,fma")]
-fn mul_scalar(z: __m256, s_re: __m256, s_im: __m256) -> __m256 {
-    // even lanes: z_re·s_re − z_im·s_im; odd lanes: z_im·s_re + z_re·s_im.
-    _mm256_fmaddsub_ps(z, s_re, _mm256_mul_ps(swap_pairs(z), s_im))
-}
 
 /// The kernel. See the module docs.
 ///
 /// # Safety
-/// The [`crate::kernels::GemmUkr`] contract for 8×2 complex tiles, on a CPU with AVX2 and FMA.
+/// The [`crate::kernels::GemmUkr`] contract for 8×2 tiles, on a CPU with AVX2, FMA.
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn gemm_c32_8x2(args: &GemmUkrArgs<c32, c32>) {
-    // SAFETY: the contract gives 8·k readable complex at `a`, k·2 at `b`, and a writable
-    // 8×2 tile at `c` with strides rs_c, cs_c (in complex elements); c32 is two f32, so
-    // the float views below stay inside those.
-    unsafe {
-        let mut re = [[_mm256_setzero_ps(); 2]; NR];
-        let mut im = [[_mm256_setzero_ps(); 2]; NR];
-        let (mut a, mut b) = (args.a.cast::<f32>(), args.b.cast::<f32>());
-        for _ in 0..args.k {
-            let a0 = _mm256_loadu_ps(a);
-            let a1 = _mm256_loadu_ps(a.add(8));
-            for j in 0..NR {
-                let b_re = _mm256_set1_ps(*b.add(2 * j));
-                let b_im = _mm256_set1_ps(*b.add(2 * j + 1));
-                re[j][0] = _mm256_fmadd_ps(a0, b_re, re[j][0]);
-                re[j][1] = _mm256_fmadd_ps(a1, b_re, re[j][1]);
-                im[j][0] = _mm256_fmadd_ps(a0, b_im, im[j][0]);
-                im[j][1] = _mm256_fmadd_ps(a1, b_im, im[j][1]);
-            }
-            a = a.add(2 * MR);
-            b = b.add(2 * NR);
-        }
-
-        let (alpha_re, alpha_im) = (_mm256_set1_ps(args.alpha.re), _mm256_set1_ps(args.alpha.im));
-        let (beta_re, beta_im) = (_mm256_set1_ps(args.beta.re), _mm256_set1_ps(args.beta.im));
-        let beta_is_zero = args.beta.re == 0.0 && args.beta.im == 0.0;
-        let mut tile = [c32::new(0.0, 0.0); MR * NR];
-        let direct = args.rs_c == 1;
-        for j in 0..NR {
-            for h in 0..2 {
-                // The product A·b for 4 rows: re parts of A·b_re minus im parts of A·b_im, …
-                let ab = _mm256_fmaddsub_ps(re[j][h], _mm256_set1_ps(1.0), swap_pairs(im[j][h]));
-                let mut out = mul_scalar(ab, alpha_re, alpha_im);
-                if direct {
-                    let p = args
-                        .c
-                        .offset(j as isize * args.cs_c)
-                        .add(4 * h)
-                        .cast::<f32>();
-                    if !beta_is_zero {
-                        out = _mm256_add_ps(out, mul_scalar(_mm256_loadu_ps(p), beta_re, beta_im));
-                    }
-                    _mm256_storeu_ps(p, out);
-                } else {
-                    _mm256_storeu_ps(tile.as_mut_ptr().add(j * MR + 4 * h).cast::<f32>(), out);
-                }
-            }
-        }
-        if !direct {
-            for j in 0..NR {
-                for i in 0..MR {
-                    let p = args
-                        .c
-                        .offset(i as isize * args.rs_c + j as isize * args.cs_c);
-                    let ab = tile[j * MR + i];
-                    *p = if beta_is_zero {
-                        ab
-                    } else {
-                        ab + args.beta * *p
-                    };
-                }
-            }
-        }
-    }
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { gemm_complex::<Ymm32, 2, 2>(args) }
 }

@@ -3,107 +3,24 @@
 //!
 //! * dtype: c64 (interleaved re, im); MR×NR = 8×6 complex.
 //! * CPU features: AVX-512 F.
-//! * Packed layouts: the contract in `kernels/mod.rs` (A: 8-row column panels, B: 6-column
-//!   row panels), complex elements; packing has already applied any conjugation.
-//! * C storage: prefers columns (unit row stride): each tile column is two 4-complex vector
-//!   loads/stores. Any other strides go through a stack tile.
+//! * Packed layouts: the contract in `kernels/mod.rs`. C: prefers columns (unit row
+//!   stride), any strides work.
 //! * beta == 0: C is written without being read.
-//! * Method: for each B element, broadcast its real part and its imaginary part; accumulate
-//!   A·b_re and A·b_im separately (every lane of every FMA is useful), and combine once at
-//!   the end: re = Σ(a_re·b_re) − Σ(a_im·b_im), im = Σ(a_im·b_re) + Σ(a_re·b_im), by swapping
-//!   the pairs of the second sum and one `fmaddsub`.
-//! * Register map: 24 accumulators, zmm(j, h, part) for j < 6, h < 2 (4 complex each),
-//!   part ∈ {re, im} of b; two zmm for the A column. Per k step: 2 loads, 12 broadcasts,
-//!   24 FMAs.
-
-use std::arch::x86_64::*;
+//! * Register map: 24 accumulators (A·b_re and A·b_im, 2 zmm × 6 columns each), 2 A
+//!   vectors; per k step 2 loads, 12 broadcasts, 24 FMAs.
+//! * The body, its prefetching and reasoning: `kernels/x86/gemm_complex.rs`.
 
 use crate::kernels::GemmUkrArgs;
+use crate::kernels::x86::gemm_complex::gemm_complex;
+use crate::kernels::x86::simd::Zmm64;
 use crate::types::c64;
-
-const MR: usize = 8;
-const NR: usize = 6;
-
-/// Swaps re and im within each complex lane pair.
-#[target_feature(enable = "avx512f")]
-fn swap_pairs(v: __m512d) -> __m512d {
-    _mm512_permute_pd::<0b0101_0101>(v)
-}
-
-/// z·s for packed complex z and a complex scalar s given as broadcast (re, im).
-#[target_feature(enable = "avx512f")]
-fn mul_scalar(z: __m512d, s_re: __m512d, s_im: __m512d) -> __m512d {
-    // even lanes: z_re·s_re − z_im·s_im; odd lanes: z_im·s_re + z_re·s_im.
-    _mm512_fmaddsub_pd(z, s_re, _mm512_mul_pd(swap_pairs(z), s_im))
-}
 
 /// The kernel. See the module docs.
 ///
 /// # Safety
-/// The [`crate::kernels::GemmUkr`] contract for 8×6 complex tiles, on a CPU with AVX-512 F.
+/// The [`crate::kernels::GemmUkr`] contract for 8×6 tiles, on a CPU with AVX-512 F.
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_c64_8x6(args: &GemmUkrArgs<c64, c64>) {
-    // SAFETY: the contract gives 8·k readable complex at `a`, k·6 at `b`, and a writable
-    // 8×6 tile at `c` with strides rs_c, cs_c (in complex elements); c64 is two f64, so
-    // the float views below stay inside those.
-    unsafe {
-        let mut re = [[_mm512_setzero_pd(); 2]; NR];
-        let mut im = [[_mm512_setzero_pd(); 2]; NR];
-        let (mut a, mut b) = (args.a.cast::<f64>(), args.b.cast::<f64>());
-        for _ in 0..args.k {
-            let a0 = _mm512_loadu_pd(a);
-            let a1 = _mm512_loadu_pd(a.add(8));
-            for j in 0..NR {
-                let b_re = _mm512_set1_pd(*b.add(2 * j));
-                let b_im = _mm512_set1_pd(*b.add(2 * j + 1));
-                re[j][0] = _mm512_fmadd_pd(a0, b_re, re[j][0]);
-                re[j][1] = _mm512_fmadd_pd(a1, b_re, re[j][1]);
-                im[j][0] = _mm512_fmadd_pd(a0, b_im, im[j][0]);
-                im[j][1] = _mm512_fmadd_pd(a1, b_im, im[j][1]);
-            }
-            a = a.add(2 * MR);
-            b = b.add(2 * NR);
-        }
-
-        let (alpha_re, alpha_im) = (_mm512_set1_pd(args.alpha.re), _mm512_set1_pd(args.alpha.im));
-        let (beta_re, beta_im) = (_mm512_set1_pd(args.beta.re), _mm512_set1_pd(args.beta.im));
-        let beta_is_zero = args.beta.re == 0.0 && args.beta.im == 0.0;
-        let mut tile = [c64::new(0.0, 0.0); MR * NR];
-        let direct = args.rs_c == 1;
-        for j in 0..NR {
-            for h in 0..2 {
-                // The product A·b for 8 rows: re parts of A·b_re minus im parts of A·b_im, …
-                let ab = _mm512_fmaddsub_pd(re[j][h], _mm512_set1_pd(1.0), swap_pairs(im[j][h]));
-                let mut out = mul_scalar(ab, alpha_re, alpha_im);
-                if direct {
-                    let p = args
-                        .c
-                        .offset(j as isize * args.cs_c)
-                        .add(4 * h)
-                        .cast::<f64>();
-                    if !beta_is_zero {
-                        out = _mm512_add_pd(out, mul_scalar(_mm512_loadu_pd(p), beta_re, beta_im));
-                    }
-                    _mm512_storeu_pd(p, out);
-                } else {
-                    _mm512_storeu_pd(tile.as_mut_ptr().add(j * MR + 4 * h).cast::<f64>(), out);
-                }
-            }
-        }
-        if !direct {
-            for j in 0..NR {
-                for i in 0..MR {
-                    let p = args
-                        .c
-                        .offset(i as isize * args.rs_c + j as isize * args.cs_c);
-                    let ab = tile[j * MR + i];
-                    *p = if beta_is_zero {
-                        ab
-                    } else {
-                        ab + args.beta * *p
-                    };
-                }
-            }
-        }
-    }
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { gemm_complex::<Zmm64, 2, 6>(args) }
 }

@@ -1,0 +1,107 @@
+//! The packed microkernel body for complex dtypes, written once over [`Simd`] (its element
+//! type is the real part's) and instantiated by the kernel files (`kernels/skx/gemm_c32_16x6.rs`,
+//! …) inside their `#[target_feature]` shells.
+//!
+//! Complex numbers are interleaved (re, im) pairs, so a register holds LANES/2 of them and
+//! an MR×NR tile (MR = MV·LANES/2) uses MV registers per column. For each B element the
+//! kernel broadcasts its real part and its imaginary part and accumulates A·b_re and A·b_im
+//! apart (every lane of every FMA is useful work); once per tile it combines them:
+//! re = Σ a_re·b_re − Σ a_im·b_im, im = Σ a_im·b_re + Σ a_re·b_im, by swapping the pairs of
+//! the second sum and one `fmaddsub`. Per k step: MV loads, 2·NR broadcasts, 2·MV·NR FMAs.
+//! Packing has already applied any conjugation. beta == 0: C is not read.
+
+use num_complex::Complex;
+
+use crate::kernels::GemmUkrArgs;
+use crate::kernels::x86::simd::Simd;
+use crate::types::{Element, Scalar};
+
+/// z·s for packed complex z and a complex scalar s given as broadcast (re, im).
+///
+/// # Safety
+/// As [`Simd`]'s methods.
+#[inline(always)]
+unsafe fn mul_scalar<V: Simd>(z: V, s_re: V, s_im: V) -> V {
+    // SAFETY: the caller's.
+    unsafe { V::fmaddsub(z, s_re, V::mul(V::swap_pairs(z), s_im)) }
+}
+
+/// The body. See the module docs; the contract is `GemmUkr` in `kernels/mod.rs`.
+///
+/// # Safety
+/// The `GemmUkr` contract for (MV·LANES/2)×NR complex tiles, called from a function compiled
+/// with `V`'s target features on a CPU that has them.
+#[inline(always)]
+pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
+    args: &GemmUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
+) where
+    V::Elem: Scalar,
+    Complex<V::Elem>: Scalar,
+{
+    let mr = MV * V::LANES / 2;
+    // SAFETY: the contract gives MR·k readable complex at `a`, k·NR at `b`, and a writable
+    // MR×NR tile at `c` (strides in complex elements); a complex is two reals, so the real
+    // views below stay inside those. The caller provides V's target features.
+    unsafe {
+        let mut re = [[V::zero(); MV]; NR];
+        let mut im = [[V::zero(); MV]; NR];
+        let (mut a, mut b) = (args.a.cast::<V::Elem>(), args.b.cast::<V::Elem>());
+        debug_assert!(MV == 1 || MV == 2);
+        for _ in 0..args.k {
+            // Two row vectors at most, written out (see `gemm_real.rs` for why).
+            let a0 = V::load(a);
+            let a1 = if MV == 2 {
+                V::load(a.add(V::LANES))
+            } else {
+                a0
+            };
+            for j in 0..NR {
+                let b_re = V::splat(*b.add(2 * j));
+                let b_im = V::splat(*b.add(2 * j + 1));
+                re[j][0] = V::fma(a0, b_re, re[j][0]);
+                im[j][0] = V::fma(a0, b_im, im[j][0]);
+                if MV == 2 {
+                    re[j][MV - 1] = V::fma(a1, b_re, re[j][MV - 1]);
+                    im[j][MV - 1] = V::fma(a1, b_im, im[j][MV - 1]);
+                }
+            }
+            a = a.add(2 * mr);
+            b = b.add(2 * NR);
+        }
+
+        let (alpha_re, alpha_im) = (V::splat(args.alpha.re), V::splat(args.alpha.im));
+        let (beta_re, beta_im) = (V::splat(args.beta.re), V::splat(args.beta.im));
+        let beta_is_zero = args.beta.is_zero();
+        let one = V::splat(V::Elem::one());
+        let per_vector = V::LANES / 2;
+        for j in 0..NR {
+            for h in 0..MV {
+                // The product A·b: re parts of A·b_re minus im parts of A·b_im, and so on.
+                let ab = V::fmaddsub(re[j][h], one, V::swap_pairs(im[j][h]));
+                let mut out = mul_scalar(ab, alpha_re, alpha_im);
+                let first = h * per_vector;
+                if args.rs_c == 1 {
+                    let p = args
+                        .c
+                        .offset(j as isize * args.cs_c)
+                        .add(first)
+                        .cast::<V::Elem>();
+                    if !beta_is_zero {
+                        out = V::add(out, mul_scalar(V::load(p), beta_re, beta_im));
+                    }
+                    V::store(p, out);
+                } else {
+                    let mut lanes = [V::Elem::zero(); 16];
+                    V::store(lanes.as_mut_ptr(), out);
+                    for i in 0..per_vector {
+                        let z = Complex::new(lanes[2 * i], lanes[2 * i + 1]);
+                        let p = args
+                            .c
+                            .offset((first + i) as isize * args.rs_c + j as isize * args.cs_c);
+                        *p = if beta_is_zero { z } else { z + args.beta * *p };
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! One SIMD register of one element type on one ISA: the small vocabulary the x86 kernel
+//! bodies (`gemm_real.rs`, `sup_real.rs`, `gemm_complex.rs`) are written in, so each body is
+//! written once and instantiated per ISA and dtype by the kernel files in `kernels/skx/` and
+//! `kernels/haswell/`.
+//!
+//! Every method is `#[inline(always)]` and calls one intrinsic. They are only sound, and only
+//! fast, inside a function compiled with the ISA's target features: the kernels' public
+//! entry points are `#[target_feature]` shells, into which everything here inlines.
+
+use std::arch::x86_64::*;
+
+/// A SIMD register of `LANES` elements of `Elem`.
+///
+/// # Safety
+/// Implementations call intrinsics of one ISA; every method requires the CPU to have it and
+/// the caller to be compiled with it (see the module docs). Pointer arguments must be valid
+/// for the lanes accessed.
+pub(crate) unsafe trait Simd: Copy {
+    /// The element type.
+    type Elem: Copy;
+    /// A mask selecting leading lanes.
+    type Mask: Copy;
+    /// Elements per register.
+    const LANES: usize;
+
+    /// All lanes zero.
+    unsafe fn zero() -> Self;
+    /// All lanes `x`.
+    unsafe fn splat(x: Self::Elem) -> Self;
+    /// `LANES` elements from `p` (unaligned).
+    unsafe fn load(p: *const Self::Elem) -> Self;
+    /// `LANES` elements to `p` (unaligned).
+    unsafe fn store(p: *mut Self::Elem, v: Self);
+    /// `a·b + c`, fused.
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self;
+    /// `a·b`.
+    unsafe fn mul(a: Self, b: Self) -> Self;
+    /// `a + b`.
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// The first `lanes` lanes (0..=LANES).
+    unsafe fn mask(lanes: usize) -> Self::Mask;
+    /// The masked lanes from `p`, zero elsewhere; masked-off lanes are not read.
+    unsafe fn load_masked(p: *const Self::Elem, m: Self::Mask) -> Self;
+    /// The masked lanes to `p`; masked-off lanes are not written.
+    unsafe fn store_masked(p: *mut Self::Elem, m: Self::Mask, v: Self);
+    /// Swaps each pair of lanes (re, im) → (im, re).
+    unsafe fn swap_pairs(v: Self) -> Self;
+    /// `a·b − c` in even lanes, `a·b + c` in odd lanes.
+    unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self;
+}
+
+/// 16 × f32 in a zmm register (AVX-512 F).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Zmm32(__m512);
+/// 8 × f64 in a zmm register (AVX-512 F).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Zmm64(__m512d);
+/// 8 × f32 in a ymm register (AVX2, FMA).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Ymm32(__m256);
+/// 4 × f64 in a ymm register (AVX2, FMA).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Ymm64(__m256d);
+
+// SAFETY: AVX-512 F intrinsics only; callers guarantee the feature (module docs).
+unsafe impl Simd for Zmm32 {
+    type Elem = f32;
+    type Mask = __mmask16;
+    const LANES: usize = 16;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_setzero_ps()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_set1_ps(x)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_loadu_ps(p)) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm512_storeu_ps(p, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_fmadd_ps(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_mul_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_add_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask(lanes: usize) -> __mmask16 {
+        ((1u32 << lanes.min(16)) - 1) as __mmask16
+    }
+    #[inline(always)]
+    unsafe fn load_masked(p: *const f32, m: __mmask16) -> Self {
+        // SAFETY: the trait's contract; masked-off lanes do not fault.
+        unsafe { Zmm32(_mm512_maskz_loadu_ps(m, p)) }
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut f32, m: __mmask16, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm512_mask_storeu_ps(p, m, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn swap_pairs(v: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_permute_ps::<0b1011_0001>(v.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm32(_mm512_fmaddsub_ps(a.0, b.0, c.0)) }
+    }
+}
+
+// SAFETY: AVX-512 F intrinsics only; callers guarantee the feature (module docs).
+unsafe impl Simd for Zmm64 {
+    type Elem = f64;
+    type Mask = __mmask8;
+    const LANES: usize = 8;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_setzero_pd()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f64) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_set1_pd(x)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f64) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_loadu_pd(p)) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f64, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm512_storeu_pd(p, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_fmadd_pd(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_mul_pd(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_add_pd(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask(lanes: usize) -> __mmask8 {
+        ((1u32 << lanes.min(8)) - 1) as __mmask8
+    }
+    #[inline(always)]
+    unsafe fn load_masked(p: *const f64, m: __mmask8) -> Self {
+        // SAFETY: the trait's contract; masked-off lanes do not fault.
+        unsafe { Zmm64(_mm512_maskz_loadu_pd(m, p)) }
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut f64, m: __mmask8, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm512_mask_storeu_pd(p, m, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn swap_pairs(v: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_permute_pd::<0b0101_0101>(v.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Zmm64(_mm512_fmaddsub_pd(a.0, b.0, c.0)) }
+    }
+}
+
+// SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
+unsafe impl Simd for Ymm32 {
+    type Elem = f32;
+    type Mask = __m256i;
+    const LANES: usize = 8;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_setzero_ps()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f32) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_set1_ps(x)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_loadu_ps(p)) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_storeu_ps(p, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_fmadd_ps(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_mul_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_add_ps(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask(lanes: usize) -> __m256i {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let lanes = _mm256_set1_epi32(lanes.min(8) as i32);
+            _mm256_cmpgt_epi32(lanes, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_masked(p: *const f32, m: __m256i) -> Self {
+        // SAFETY: the trait's contract; masked-off lanes do not fault.
+        unsafe { Ymm32(_mm256_maskload_ps(p, m)) }
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut f32, m: __m256i, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_maskstore_ps(p, m, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn swap_pairs(v: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_permute_ps::<0b1011_0001>(v.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_fmaddsub_ps(a.0, b.0, c.0)) }
+    }
+}
+
+// SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
+unsafe impl Simd for Ymm64 {
+    type Elem = f64;
+    type Mask = __m256i;
+    const LANES: usize = 4;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_setzero_pd()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: f64) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_set1_pd(x)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f64) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_loadu_pd(p)) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f64, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_storeu_pd(p, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_fmadd_pd(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_mul_pd(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_add_pd(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask(lanes: usize) -> __m256i {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let lanes = _mm256_set1_epi64x(lanes.min(4) as i64);
+            _mm256_cmpgt_epi64(lanes, _mm256_setr_epi64x(0, 1, 2, 3))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_masked(p: *const f64, m: __m256i) -> Self {
+        // SAFETY: the trait's contract; masked-off lanes do not fault.
+        unsafe { Ymm64(_mm256_maskload_pd(p, m)) }
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut f64, m: __m256i, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_maskstore_pd(p, m, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn swap_pairs(v: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_permute_pd::<0b0101>(v.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_fmaddsub_pd(a.0, b.0, c.0)) }
+    }
+}

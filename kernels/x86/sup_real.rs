@@ -1,0 +1,142 @@
+//! The sup microkernel body for real dtypes, written once over [`Simd`] and instantiated by
+//! the kernel files (`kernels/skx/sup_f32_32x12.rs`, …) inside their `#[target_feature]`
+//! shells. The contract is `SupUkr` in `kernels/mod.rs`: A and B read in place, edges
+//! handled here.
+//!
+//! Tiles up to MR×NR with MR = 2·LANES. Edges cost nothing extra: there is one instance of
+//! the body per number of row vectors (1 or 2) and per column count (1..=NR), chosen per
+//! call, so an edge tile computes only its own columns and vectors; the last vector's rows
+//! are masked (masked-off lanes are neither read nor written, and do not fault). Per k step:
+//! V vector loads of A's column, N broadcasts of B elements, V·N FMAs.
+
+use crate::kernels::SupUkrArgs;
+use crate::kernels::x86::simd::Simd;
+use crate::types::{Element, Scalar};
+
+/// The widest tile any sup kernel uses, in columns (the match below covers 1..=12).
+const MAX_NR: usize = 12;
+
+/// The body, dispatching on the tile's shape. See the module docs.
+///
+/// # Safety
+/// The `SupUkr` contract for tiles up to (2·LANES)×NR, called from a function compiled with
+/// `V`'s target features on a CPU that has them.
+#[inline(always)]
+pub(crate) unsafe fn sup_real<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    debug_assert!(NR <= MAX_NR && args.n >= 1 && args.n <= NR && args.m <= 2 * V::LANES);
+    // SAFETY: passed on; each instance computes exactly the tile's n columns and at most its
+    // vectors of rows.
+    unsafe {
+        if args.m <= V::LANES {
+            by_columns::<V, 1>(args)
+        } else {
+            by_columns::<V, 2>(args)
+        }
+    }
+}
+
+/// Dispatches on the column count.
+///
+/// # Safety
+/// As [`sup_real`], with `args.m <= VECS·LANES`.
+#[inline(always)]
+unsafe fn by_columns<V: Simd, const VECS: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    // SAFETY: passed on, with N = args.n.
+    unsafe {
+        match args.n {
+            1 => body::<V, VECS, 1>(args),
+            2 => body::<V, VECS, 2>(args),
+            3 => body::<V, VECS, 3>(args),
+            4 => body::<V, VECS, 4>(args),
+            5 => body::<V, VECS, 5>(args),
+            6 => body::<V, VECS, 6>(args),
+            7 => body::<V, VECS, 7>(args),
+            8 => body::<V, VECS, 8>(args),
+            9 => body::<V, VECS, 9>(args),
+            10 => body::<V, VECS, 10>(args),
+            11 => body::<V, VECS, 11>(args),
+            _ => body::<V, VECS, 12>(args),
+        }
+    }
+}
+
+/// The kernel for a tile of exactly N columns and at most VECS vectors of rows.
+///
+/// # Safety
+/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES`.
+#[inline(always)]
+unsafe fn body<V: Simd, const VECS: usize, const N: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    let m = args.m;
+    // SAFETY: masked loads touch only rows below m of A's columns p < k; B reads stay in
+    // columns below N = n and rows below k; C is touched only at rows below m and columns
+    // below n. That is all memory the contract makes valid; the caller provides V's target
+    // features.
+    unsafe {
+        let mut masks = [V::mask(0); VECS];
+        for (h, mask) in masks.iter_mut().enumerate() {
+            *mask = V::mask(m.saturating_sub(h * V::LANES));
+        }
+        let mut b_offsets = [0isize; N];
+        for (j, off) in b_offsets.iter_mut().enumerate() {
+            *off = j as isize * args.cs_b;
+        }
+        let mut acc = [[V::zero(); VECS]; N];
+        let (mut a, mut b) = (args.a, args.b);
+        for _ in 0..args.k {
+            // Two row vectors at most, written out (see `gemm_real.rs` for why).
+            let a0 = V::load_masked(a, masks[0]);
+            let a1 = if VECS == 2 {
+                V::load_masked(a.add(V::LANES), masks[VECS - 1])
+            } else {
+                a0
+            };
+            for (acc_j, &off) in acc.iter_mut().zip(&b_offsets) {
+                let bj = V::splat(*b.offset(off));
+                acc_j[0] = V::fma(a0, bj, acc_j[0]);
+                if VECS == 2 {
+                    acc_j[VECS - 1] = V::fma(a1, bj, acc_j[VECS - 1]);
+                }
+            }
+            a = a.offset(args.cs_a);
+            b = b.offset(args.rs_b);
+        }
+
+        let alpha = V::splat(args.alpha);
+        let beta = V::splat(args.beta);
+        let beta_is_zero = args.beta.is_zero();
+        for (j, acc_j) in acc.iter().enumerate() {
+            for (h, &v) in acc_j.iter().enumerate() {
+                let ab = V::mul(alpha, v);
+                let first = h * V::LANES;
+                if args.rs_c == 1 {
+                    let p = args.c.offset(j as isize * args.cs_c).add(first);
+                    let out = if beta_is_zero {
+                        ab
+                    } else {
+                        V::fma(beta, V::load_masked(p, masks[h]), ab)
+                    };
+                    V::store_masked(p, masks[h], out);
+                } else {
+                    let mut lanes = [V::Elem::zero(); 16];
+                    V::store(lanes.as_mut_ptr(), ab);
+                    let rows = m.saturating_sub(first).min(V::LANES);
+                    for (i, &x) in lanes.iter().enumerate().take(rows) {
+                        let p = args
+                            .c
+                            .offset((first + i) as isize * args.rs_c + j as isize * args.cs_c);
+                        *p = if beta_is_zero { x } else { x + args.beta * *p };
+                    }
+                }
+            }
+        }
+    }
+}
