@@ -267,7 +267,7 @@ impl Cntx {
         self.threads
     }
 
-    /// A copy with other threading preferences (tests use this to thread small problems).
+    /// A copy with other threading preferences (for tuning).
     pub fn with_thread_prefs(self, threads: ThreadPrefs) -> Cntx {
         Cntx { threads, ..self }
     }
@@ -297,8 +297,8 @@ impl Cntx {
         Ok(self)
     }
 
-    /// A copy with no sup kernels: every problem takes the packed path (tests use this to
-    /// exercise the packed path at small sizes, benchmarks to compare the two).
+    /// A copy with no sup kernels: every problem takes the packed path and edge tiles go
+    /// through the scratch tile (benchmarks use this to compare the paths).
     pub fn without_sup(mut self) -> Cntx {
         self.sgemm.sup = None;
         self.dgemm.sup = None;

@@ -13,7 +13,8 @@
 //!   strides and is fastest for its preferred storage (`GemmKernel::prefers_rows`).
 //! * **beta == 0 means C is not read**: NaN or Inf in C is overwritten, not propagated.
 //! * The tile is always full: the framework zero-pads packed panels and routes edge tiles
-//!   through a scratch tile, so a kernel has no edge cases.
+//!   to the configuration's sup kernel (or, without one, through a scratch tile), so a
+//!   packed kernel has no edge cases.
 //! * `a_next` / `b_next` point at the micropanels the next call will use (for prefetching;
 //!   they may equal `a` / `b` and must never be dereferenced past their panels).
 //!
