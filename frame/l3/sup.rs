@@ -14,7 +14,7 @@
 //! most the kernel's `max_work` and the plan gives one thread.
 
 use crate::cntx::SupKernel;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::SupUkrArgs;
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
@@ -36,7 +36,13 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     let (mr, nr) = sup.tile();
     let needs_copy = a.row_stride() != 1 || a.is_conj();
     let mut copy = if needs_copy {
-        Some(PackBuf::checkout(m * k * size_of::<A>())?)
+        // Checked: A may be a zero-stride view of a larger shape than any memory holds.
+        let bytes = m.checked_mul(k).and_then(|e| e.checked_mul(size_of::<A>()));
+        let bytes = bytes.ok_or_else(|| {
+            let what = format!("gemm: a copy of the {m}×{k} A does not fit in memory");
+            Error::new(ErrorKind::OutOfMemory, what)
+        })?;
+        Some(PackBuf::checkout(bytes)?)
     } else {
         None
     };
