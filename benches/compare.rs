@@ -5,7 +5,8 @@
 //! ```text
 //! cargo bench --bench compare -- [--dtype s,d,c,z] [--threads 1,2] [--trans NN,TN,NT]
 //!     [--sizes 32,64,...]
-//!     [--skinny] [--no-square] [--lib NAME=PATH]... [--no-default-libs] [--no-gemm-crate]
+//!     [--skinny] [--shape m,n,k]... [--no-square] [--lib NAME=PATH]... [--no-default-libs]
+//!     [--no-gemm-crate]
 //!     [--blis-arch skx] [--samples N] [--svg PREFIX]
 //! ```
 //!
@@ -343,6 +344,7 @@ struct Options {
     svg: Option<String>,
     gemm_crate: bool,
     trans: Vec<Trans>,
+    shapes: Vec<(usize, usize, usize)>,
 }
 
 fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T> {
@@ -371,6 +373,7 @@ fn options() -> Options {
         svg: None,
         gemm_crate: true,
         trans: vec![Trans::parse("NN")],
+        shapes: Vec::new(),
     };
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
     while let Some(arg) = args.next() {
@@ -397,6 +400,11 @@ fn options() -> Options {
             "--svg" => o.svg = Some(value()),
             "--no-gemm-crate" => o.gemm_crate = false,
             "--trans" => o.trans = value().split(',').map(Trans::parse).collect(),
+            "--shape" => {
+                let d: Vec<usize> = parse_list(&value());
+                assert!(d.len() == 3, "--shape wants m,n,k");
+                o.shapes.push((d[0], d[1], d[2]));
+            }
             other => panic!("unknown option {other}"),
         }
     }
@@ -597,6 +605,7 @@ fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<Stri
             if opts.skinny {
                 shapes.extend(SKINNY);
             }
+            shapes.extend(opts.shapes.iter().copied());
             let plot = plots
                 .entry(format!(
                     "{}gemm_{}_{threads}t",
