@@ -45,7 +45,10 @@ fn reference_kernel<T: Scalar + GemmPair<T>, const MR: usize, const NR: usize>(
         mc,
         nc,
     };
-    // SAFETY: the reference kernel is portable Rust (no CPU feature needed) and is
-    // instantiated with exactly this entry's MR and NR.
-    unsafe { GemmKernel::new(name, reference::gemm_ukr::<T, MR, NR>, false, bs) }
+    // SAFETY: the reference kernels are portable Rust (no CPU feature needed); the gemm
+    // kernel is instantiated with exactly this entry's MR and NR.
+    unsafe {
+        GemmKernel::new(name, reference::gemm_ukr::<T, MR, NR>, false, bs)
+            .with_gemv(reference::gemv_ukr::<T>)
+    }
 }

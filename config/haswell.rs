@@ -9,7 +9,8 @@
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};
-use crate::kernels::haswell;
+use crate::kernels::{haswell, reference};
+use crate::types::{c32, c64};
 
 /// The `haswell` sub-configuration.
 pub const HASWELL: SubConfig = SubConfig {
@@ -69,10 +70,15 @@ fn context() -> Cntx {
     // A second thread repays itself from about 2 × 128³ multiply-adds on the development
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     Cntx {
-        sgemm: sgemm.with_sup(s_sup),
-        dgemm: dgemm.with_sup(d_sup),
-        cgemm,
-        zgemm,
+        // SAFETY: the gemv kernels implement the GemvUkr contract with this configuration's
+        // features.
+        sgemm: unsafe { sgemm.with_sup(s_sup).with_gemv(haswell::gemv_f32) },
+        // SAFETY: as above.
+        dgemm: unsafe { dgemm.with_sup(d_sup).with_gemv(haswell::gemv_f64) },
+        // SAFETY: the reference gemv is portable Rust.
+        cgemm: unsafe { cgemm.with_gemv(reference::gemv_ukr::<c32>) },
+        // SAFETY: as above.
+        zgemm: unsafe { zgemm.with_gemv(reference::gemv_ukr::<c64>) },
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },

@@ -7,7 +7,7 @@
 //! [`Cntx::with_blocksizes`].
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::{GemmUkr, MAX_TILE_ELEMS, SupUkr};
+use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr};
 use crate::types::{Element, GemmPair, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -121,6 +121,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     prefers_rows: bool,
     bs: Blocksizes,
     sup: Option<SupKernel<A, B>>,
+    gemv: Option<GemvUkr<A, B>>,
 }
 
 impl<A: Element, B: Element> Clone for GemmKernel<A, B> {
@@ -162,7 +163,26 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             prefers_rows,
             bs,
             sup: None,
+            gemv: None,
         }
+    }
+
+    /// The same entry with a gemv kernel for the degenerate shapes (C with one column or
+    /// one row; `frame/l3/gemv.rs`).
+    ///
+    /// # Safety
+    /// `gemv` must implement the [`GemvUkr`] contract, and any context holding this entry
+    /// must only be used on CPUs with the features it needs.
+    pub const unsafe fn with_gemv(self, gemv: GemvUkr<A, B>) -> Self {
+        GemmKernel {
+            gemv: Some(gemv),
+            ..self
+        }
+    }
+
+    /// The gemv kernel, if this entry has one.
+    pub(crate) fn gemv(&self) -> Option<GemvUkr<A, B>> {
+        self.gemv
     }
 
     /// The same entry with a sup kernel for small problems (which prefers column-stored C,

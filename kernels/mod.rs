@@ -114,3 +114,47 @@ pub struct SupUkrArgs<A: Element, B: Element> {
 /// `m`, `n` within the MR×NR the kernel was registered with; the CPU must have the features
 /// of the configuration that registered it.
 pub type SupUkr<A, B> = unsafe fn(&SupUkrArgs<A, B>);
+
+/// Arguments of a gemv kernel call: y := alpha·op(A)·x + beta·y for the degenerate gemm
+/// shapes (C with one column; one row is solved as its transpose), which are bound by memory
+/// and want A streamed once in order rather than packed.
+///
+/// A(i, p) is at `a + i*rs_a + p*cs_a` (m×k, any strides), x(p) at `x + p*inc_x`, y(i) at
+/// `y + i*inc_y`; `conj_a` / `conj_x` ask for A's / x's elements to be conjugated (ignored for
+/// real types). beta == 0 means y is not read.
+#[derive(Debug)]
+pub struct GemvUkrArgs<A: Element, B: Element> {
+    /// Rows of A and y.
+    pub m: usize,
+    /// Columns of A, length of x.
+    pub k: usize,
+    /// Scale of the product.
+    pub alpha: A::Acc,
+    /// A(0, 0).
+    pub a: *const A,
+    /// Row stride of A.
+    pub rs_a: isize,
+    /// Column stride of A.
+    pub cs_a: isize,
+    /// Conjugate A's elements.
+    pub conj_a: bool,
+    /// x(0).
+    pub x: *const B,
+    /// Stride of x.
+    pub inc_x: isize,
+    /// Conjugate x's elements.
+    pub conj_x: bool,
+    /// Scale of y's old value; 0 means y is write-only.
+    pub beta: A::Acc,
+    /// y(0).
+    pub y: *mut A::Acc,
+    /// Stride of y.
+    pub inc_y: isize,
+}
+
+/// A gemv kernel.
+///
+/// # Safety (for callers)
+/// Every element the [`GemvUkrArgs`] describe must be valid (y writable, and readable unless
+/// `beta == 0`), and the CPU must have the features of the configuration that registered it.
+pub type GemvUkr<A, B> = unsafe fn(&GemvUkrArgs<A, B>);

@@ -217,3 +217,59 @@ fn wider_than_nc_at_default_blocksizes() {
         });
     }
 }
+
+/// The degenerate shapes (C with one column, C with one row, and both), which take the gemv
+/// kernels: every op(A) × op(B) × storage of C, A and B, at lengths around the vector width
+/// and the gemv kernels' 4-column blocks, and every alpha × beta class.
+#[test]
+fn one_column_and_one_row() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, _| {
+            let mut seed = 8000;
+            for (m, n, k) in [
+                (37, 1, 9),
+                (1, 37, 9),
+                (1, 1, 70),
+                (70, 1, 3),
+                (1, 70, 1),
+                (5, 1, 1),
+            ] {
+                for op_a in Op::ALL {
+                    for op_b in Op::ALL {
+                        for st_c in Storage::ALL {
+                            for st_a in Storage::ALL {
+                                for st_b in Storage::ALL {
+                                    seed += 1;
+                                    let case = Case {
+                                        op_a,
+                                        op_b,
+                                        st_c,
+                                        st_a,
+                                        st_b,
+                                        ..Case::new(m, n, k)
+                                    };
+                                    run(&full, &case, seed);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let mut rng = Rng::new(53);
+            for alpha in SCALAR_CLASSES {
+                for beta in SCALAR_CLASSES {
+                    for (m, n) in [(33, 1), (1, 33)] {
+                        seed += 1;
+                        let case = Case {
+                            alpha,
+                            beta,
+                            values: Values::Uniform,
+                            ..Case::random(&mut rng, m, n, 41)
+                        };
+                        run(&full, &case, seed);
+                    }
+                }
+            }
+        });
+    }
+}

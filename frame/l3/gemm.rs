@@ -37,6 +37,7 @@ use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel};
 use crate::error::Result;
+use crate::l3::gemv::gemm_gemv;
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::gemm_sup;
@@ -70,6 +71,15 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
         return Ok(());
     }
     let kernel = T::kernel(cntx);
+    // One column or one row: a gemv, streamed once instead of packed (frame/l3/gemv.rs).
+    if let Some(gemv) = kernel.gemv() {
+        if c.ncols() == 1 {
+            return gemm_gemv(gemv, alpha, &a, &b, beta, &mut c);
+        }
+        if c.nrows() == 1 {
+            return gemm_gemv(gemv, alpha, &b.t(), &a.t(), beta, &mut c.t());
+        }
+    }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
     // fastest, solve the transposed problem instead, so the kernel sees its favourite layout.
     let c_is_row_stored = c.col_stride().unsigned_abs() < c.row_stride().unsigned_abs();

@@ -3,6 +3,7 @@
 //! `raw.rs` the memory the nest's threads share).
 
 pub(crate) mod gemm;
+mod gemv;
 mod macrokernel;
 pub(crate) mod raw;
 mod sup;

@@ -3,5 +3,7 @@
 //! from (a configuration overrides only the kernels it has).
 
 mod gemm;
+mod gemv;
 
 pub use gemm::gemm_ukr;
+pub use gemv::gemv_ukr;

@@ -7,6 +7,8 @@ mod gemm_c32_16x6;
 mod gemm_c64_8x6;
 mod gemm_f32_32x12;
 mod gemm_f64_16x12;
+mod gemv_f32;
+mod gemv_f64;
 mod sup_f32_32x12;
 mod sup_f64_16x12;
 
@@ -14,5 +16,7 @@ pub use gemm_c32_16x6::gemm_c32_16x6;
 pub use gemm_c64_8x6::gemm_c64_8x6;
 pub use gemm_f32_32x12::gemm_f32_32x12;
 pub use gemm_f64_16x12::gemm_f64_16x12;
+pub use gemv_f32::gemv_f32;
+pub use gemv_f64::gemv_f64;
 pub use sup_f32_32x12::sup_f32_32x12;
 pub use sup_f64_16x12::sup_f64_16x12;

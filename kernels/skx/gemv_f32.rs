@@ -1,0 +1,21 @@
+//! sgemv-style kernel for AVX-512 (skx): y := alpha·op(A)·x + beta·y, the degenerate gemm
+//! shapes (C with one column or one row).
+//!
+//! * dtype: f32; CPU features: AVX-512 F.
+//! * A column-stored: axpy form by blocks of 4 columns; A row-stored: dot form; otherwise
+//!   the reference kernel. beta == 0: y is not read.
+//! * The body and its reasoning: `kernels/x86/gemv_real.rs`.
+
+use crate::kernels::GemvUkrArgs;
+use crate::kernels::x86::gemv_real::gemv_real;
+use crate::kernels::x86::simd::Zmm32;
+
+/// The kernel. See the module docs.
+///
+/// # Safety
+/// The [`crate::kernels::GemvUkr`] contract, on a CPU with AVX-512 F.
+#[target_feature(enable = "avx512f")]
+pub unsafe fn gemv_f32(args: &GemvUkrArgs<f32, f32>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { gemv_real::<Zmm32>(args) }
+}
