@@ -13,8 +13,7 @@
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};
-use crate::kernels::{reference, skx};
-use crate::types::{c32, c64};
+use crate::kernels::skx;
 
 /// The `skx` sub-configuration.
 pub const SKX: SubConfig = SubConfig {
@@ -70,10 +69,10 @@ fn context() -> Cntx {
         sgemm: unsafe { sgemm.with_sup(s_sup).with_gemv(skx::gemv_f32) },
         // SAFETY: as above.
         dgemm: unsafe { dgemm.with_sup(d_sup).with_gemv(skx::gemv_f64) },
-        // SAFETY: the reference gemv is portable Rust.
-        cgemm: unsafe { cgemm.with_gemv(reference::gemv_ukr::<c32>) },
+        // SAFETY: the complex gemv kernels implement GemvUkr with this configuration's features.
+        cgemm: unsafe { cgemm.with_gemv(skx::gemv_c32) },
         // SAFETY: as above.
-        zgemm: unsafe { zgemm.with_gemv(reference::gemv_ukr::<c64>) },
+        zgemm: unsafe { zgemm.with_gemv(skx::gemv_c64) },
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },

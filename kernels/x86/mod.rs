@@ -6,6 +6,7 @@
 
 pub(crate) mod gemm_complex;
 pub(crate) mod gemm_real;
+pub(crate) mod gemv_complex;
 pub(crate) mod gemv_real;
 pub(crate) mod simd;
 pub(crate) mod sup_real;

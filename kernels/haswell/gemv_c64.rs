@@ -1,0 +1,22 @@
+//! zgemv-style kernel for AVX2 + FMA (haswell): y := alpha·op(A)·x + beta·y, the degenerate gemm
+//! shapes (C with one column or one row).
+//!
+//! * dtype: c64; CPU features: AVX2, FMA.
+//! * A column-stored: axpy form; A row-stored: dot form with conjugation by sign; otherwise
+//!   the reference kernel. beta == 0: y is not read.
+//! * The body and its reasoning: `kernels/x86/gemv_complex.rs`.
+
+use crate::kernels::GemvUkrArgs;
+use crate::kernels::x86::gemv_complex::gemv_complex;
+use crate::kernels::x86::simd::Ymm64;
+use crate::types::c64;
+
+/// The kernel. See the module docs.
+///
+/// # Safety
+/// The [`crate::kernels::GemvUkr`] contract, on a CPU with AVX2, FMA.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn gemv_c64(args: &GemvUkrArgs<c64, c64>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { gemv_complex::<Ymm64>(args) }
+}
