@@ -267,7 +267,7 @@ impl<T: Scalar> TestMatrix<T> {
         (origin + i as isize * self.rs + j as isize * self.cs) as usize
     }
 
-    /// Whether buffer index `idx` holds an element of the matrix (not padding).
+    /// For every buffer index, whether it holds an element of the matrix (not padding).
     pub fn inside_mask(&self) -> Vec<bool> {
         let mut inside = vec![false; self.buf.len()];
         for j in 0..self.cols {

@@ -31,28 +31,10 @@ fn every_op_and_storage_combination() {
     for (full, tiny) in contexts_with_tiny_blocks() {
         for cntx in [&full, &tiny] {
             for_each_dtype(&mut |run, letter| {
-                let tiny = cntx;
-                let Blocksizes { mr, nr, .. } = blocksizes_of(tiny, letter);
-                let mut seed = 0;
-                for op_a in Op::ALL {
-                    for op_b in Op::ALL {
-                        for st_c in Storage::ALL {
-                            for st_a in Storage::ALL {
-                                for st_b in Storage::ALL {
-                                    seed += 1;
-                                    let case = Case {
-                                        op_a,
-                                        op_b,
-                                        st_c,
-                                        st_a,
-                                        st_b,
-                                        ..Case::new(2 * mr + 3, 2 * nr + 1, 7)
-                                    };
-                                    run(tiny, &case, seed);
-                                }
-                            }
-                        }
-                    }
+                let Blocksizes { mr, nr, .. } = blocksizes_of(cntx, letter);
+                let cases = Case::every_op_and_storage(2 * mr + 3, 2 * nr + 1, 7);
+                for (seed, case) in cases.enumerate() {
+                    run(cntx, &case, seed as u64);
                 }
             });
         }
@@ -234,25 +216,9 @@ fn one_column_and_one_row() {
                 (1, 70, 1),
                 (5, 1, 1),
             ] {
-                for op_a in Op::ALL {
-                    for op_b in Op::ALL {
-                        for st_c in Storage::ALL {
-                            for st_a in Storage::ALL {
-                                for st_b in Storage::ALL {
-                                    seed += 1;
-                                    let case = Case {
-                                        op_a,
-                                        op_b,
-                                        st_c,
-                                        st_a,
-                                        st_b,
-                                        ..Case::new(m, n, k)
-                                    };
-                                    run(&full, &case, seed);
-                                }
-                            }
-                        }
-                    }
+                for case in Case::every_op_and_storage(m, n, k) {
+                    seed += 1;
+                    run(&full, &case, seed);
                 }
             }
             let mut rng = Rng::new(53);

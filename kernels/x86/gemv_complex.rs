@@ -19,6 +19,7 @@ use num_complex::Complex;
 
 use crate::kernels::GemvUkrArgs;
 use crate::kernels::reference::gemv_ukr;
+use crate::kernels::x86::gemv_real::{Form, form};
 use crate::kernels::x86::simd::Simd;
 use crate::types::{Element, Scalar};
 
@@ -35,14 +36,10 @@ where
 {
     // SAFETY: passed on; each form touches only A(i, p), x(p), y(i) with i < m, p < k.
     unsafe {
-        let dot_ok = args.cs_a == 1 && args.inc_x == 1;
-        let axpy_ok = args.rs_a == 1 && args.inc_y == 1 && !args.conj_a;
-        if dot_ok && (!axpy_ok || args.m < V::LANES / 2) {
-            dot_form::<V>(args)
-        } else if axpy_ok {
-            axpy_form::<V>(args)
-        } else {
-            gemv_ukr(args)
+        match form(args, V::LANES / 2, !args.conj_a) {
+            Form::Dot => dot_form::<V>(args),
+            Form::Axpy => axpy_form::<V>(args),
+            Form::Reference => gemv_ukr(args),
         }
     }
 }

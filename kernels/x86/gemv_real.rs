@@ -32,16 +32,40 @@ where
 {
     // SAFETY: passed on; each form touches only A(i, p), x(p), y(i) with i < m, p < k.
     unsafe {
-        let dot_ok = args.cs_a == 1 && args.inc_x == 1;
-        let axpy_ok = args.rs_a == 1 && args.inc_y == 1;
-        // A single short row is a dot product even when it is also a column-stored A.
-        if dot_ok && (!axpy_ok || args.m < V::LANES) {
-            dot_form::<V>(args)
-        } else if axpy_ok {
-            axpy_form::<V>(args)
-        } else {
-            gemv_ukr(args)
+        match form(args, V::LANES, true) {
+            Form::Dot => dot_form::<V>(args),
+            Form::Axpy => axpy_form::<V>(args),
+            Form::Reference => gemv_ukr(args),
         }
+    }
+}
+
+/// How a gemv walks A.
+pub(crate) enum Form {
+    /// Row by row, each row a dot product with x (A's rows and x contiguous).
+    Dot,
+    /// Column block by column block, y updated in place (A's columns and y contiguous).
+    Axpy,
+    /// Neither layout: the reference kernel.
+    Reference,
+}
+
+/// The form for `args`, given how many rows one register holds and whether the axpy form
+/// can serve this call (the complex body cannot conjugate A there). When both apply, fewer
+/// rows than a register holds is a dot product (a single row is one).
+pub(crate) fn form<A: Element, B: Element>(
+    args: &GemvUkrArgs<A, B>,
+    rows_per_vector: usize,
+    axpy_allowed: bool,
+) -> Form {
+    let dot_ok = args.cs_a == 1 && args.inc_x == 1;
+    let axpy_ok = axpy_allowed && args.rs_a == 1 && args.inc_y == 1;
+    if dot_ok && (!axpy_ok || args.m < rows_per_vector) {
+        Form::Dot
+    } else if axpy_ok {
+        Form::Axpy
+    } else {
+        Form::Reference
     }
 }
 

@@ -83,6 +83,26 @@ impl Case {
         }
     }
 
+    /// This shape under every op(A) × op(B) × storage of C, A and B (4⁵ cases).
+    pub fn every_op_and_storage(m: usize, n: usize, k: usize) -> impl Iterator<Item = Case> {
+        Op::ALL.into_iter().flat_map(move |op_a| {
+            Op::ALL.into_iter().flat_map(move |op_b| {
+                Storage::ALL.into_iter().flat_map(move |st_c| {
+                    Storage::ALL.into_iter().flat_map(move |st_a| {
+                        Storage::ALL.into_iter().map(move |st_b| Case {
+                            op_a,
+                            op_b,
+                            st_c,
+                            st_a,
+                            st_b,
+                            ..Case::new(m, n, k)
+                        })
+                    })
+                })
+            })
+        })
+    }
+
     /// A case with random op()s, storages and scalar classes.
     pub fn random(rng: &mut Rng, m: usize, n: usize, k: usize) -> Case {
         Case {
