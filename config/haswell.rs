@@ -68,15 +68,31 @@ fn context() -> Cntx {
     };
     // A second thread repays itself from about 2 × 128³ multiply-adds on the development
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
+    use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
-        // SAFETY: the gemv kernels implement the GemvUkr contract with this configuration's
-        // features.
-        sgemm: unsafe { sgemm.with_sup(s_sup).with_gemv(haswell::gemv_f32) },
+        // SAFETY: the gemv kernels implement the GemvUkr contract, and the (AVX) packing
+        // kernels the TransposeUkr contract, with this configuration's features.
+        sgemm: unsafe {
+            sgemm
+                .with_sup(s_sup)
+                .with_gemv(haswell::gemv_f32)
+                .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
+        },
         // SAFETY: as above.
-        dgemm: unsafe { dgemm.with_sup(d_sup).with_gemv(haswell::gemv_f64) },
-        // SAFETY: the complex gemv kernels implement GemvUkr with this configuration's features.
-        cgemm: unsafe { cgemm.with_gemv(haswell::gemv_c32) },
+        dgemm: unsafe {
+            dgemm
+                .with_sup(d_sup)
+                .with_gemv(haswell::gemv_f64)
+                .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
+        },
         // SAFETY: as above.
+        cgemm: unsafe {
+            cgemm
+                .with_gemv(haswell::gemv_c32)
+                .with_pack_transposes(transpose_c32_8x8, transpose_c32_8x8)
+        },
+        // SAFETY: the complex gemv kernel implements GemvUkr with this configuration's
+        // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
         zgemm: unsafe { zgemm.with_gemv(haswell::gemv_c64) },
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,

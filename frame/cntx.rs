@@ -7,7 +7,7 @@
 //! [`Cntx::with_blocksizes`].
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr};
+use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TransposeUkr};
 use crate::types::{Element, GemmPair, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -122,6 +122,8 @@ pub struct GemmKernel<A: Element, B: Element> {
     bs: Blocksizes,
     sup: Option<SupKernel<A, B>>,
     gemv: Option<GemvUkr<A, B>>,
+    transpose_a: Option<TransposeUkr<A>>,
+    transpose_b: Option<TransposeUkr<B>>,
 }
 
 impl<A: Element, B: Element> Clone for GemmKernel<A, B> {
@@ -164,7 +166,29 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             bs,
             sup: None,
             gemv: None,
+            transpose_a: None,
+            transpose_b: None,
         }
+    }
+
+    /// The same entry with packing kernels for A's and B's elements (8×8 block transposes,
+    /// used where a panel's source is contiguous along k; `frame/packm.rs`). Without them,
+    /// packing transposes with a portable loop.
+    ///
+    /// # Safety
+    /// Both must implement the [`TransposeUkr`] contract, and any context holding this entry
+    /// must only be used on CPUs with the features they need.
+    pub const unsafe fn with_pack_transposes(self, a: TransposeUkr<A>, b: TransposeUkr<B>) -> Self {
+        GemmKernel {
+            transpose_a: Some(a),
+            transpose_b: Some(b),
+            ..self
+        }
+    }
+
+    /// The packing kernels for A and B, if this entry has them.
+    pub(crate) fn pack_transposes(&self) -> (Option<TransposeUkr<A>>, Option<TransposeUkr<B>>) {
+        (self.transpose_a, self.transpose_b)
     }
 
     /// The same entry with a gemv kernel for the degenerate shapes (C with one column or

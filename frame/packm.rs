@@ -16,6 +16,7 @@
 
 use std::ops::Range;
 
+use crate::kernels::TransposeUkr;
 use crate::types::Element;
 use crate::view::MatRef;
 
@@ -24,8 +25,8 @@ use crate::view::MatRef;
 /// of a team each pack their own range of panels of the same block.
 ///
 /// Plainly, it is this loop (done as a copy when a panel's rows are contiguous, as 8×8
-/// transposes when its columns are, and otherwise with the loop order that reads memory in
-/// order):
+/// transposes when its columns are — with the configuration's packing kernel `transpose`
+/// where it has one — and otherwise with the loop order that reads memory in order):
 ///
 /// ```text
 /// for panel in panels, for p in 0..k, for i in 0..mr:
@@ -39,6 +40,7 @@ pub(crate) fn pack_a_panels<T: Element>(
     mr: usize,
     panels: Range<usize>,
     dst: &mut [T],
+    transpose: Option<TransposeUkr<T>>,
 ) {
     let (m, k) = (a.nrows(), a.ncols());
     assert!(panels.end <= m.div_ceil(mr) && dst.len() == panels.len() * mr * k);
@@ -47,7 +49,7 @@ pub(crate) fn pack_a_panels<T: Element>(
     }
     for (panel, dst) in panels.zip(dst.chunks_exact_mut(mr * k)) {
         let first = panel * mr;
-        pack_panel(a, first, mr.min(m - first), mr, dst);
+        pack_panel(a, first, mr.min(m - first), mr, dst, transpose);
     }
 }
 
@@ -58,12 +60,20 @@ pub(crate) fn pack_b_panels<T: Element>(
     nr: usize,
     panels: Range<usize>,
     dst: &mut [T],
+    transpose: Option<TransposeUkr<T>>,
 ) {
-    pack_a_panels(&b.t(), nr, panels, dst)
+    pack_a_panels(&b.t(), nr, panels, dst, transpose)
 }
 
 /// Packs rows `first..first+rows` of `a` into one `mr`-row panel `dst` (`mr*k` elements).
-fn pack_panel<T: Element>(a: &MatRef<T>, first: usize, rows: usize, mr: usize, dst: &mut [T]) {
+fn pack_panel<T: Element>(
+    a: &MatRef<T>,
+    first: usize,
+    rows: usize,
+    mr: usize,
+    dst: &mut [T],
+    transpose: Option<TransposeUkr<T>>,
+) {
     let k = a.ncols();
     let conj = a.is_conj();
     let read = |i: usize, p: usize| {
@@ -92,43 +102,7 @@ fn pack_panel<T: Element>(a: &MatRef<T>, first: usize, rows: usize, mr: usize, d
             column[rows..].fill(T::zero());
         }
     } else if a.col_stride() == 1 {
-        // Each source row is contiguous along p: transpose in 8×8 blocks so both the reads
-        // (8 consecutive p of one row) and the writes (8 consecutive i of one column) run
-        // in order, which the compiler turns into vector loads, shuffles and stores.
-        const B: usize = 8;
-        let row = |i: usize| {
-            a.as_ptr()
-                .wrapping_offset((first + i) as isize * a.row_stride())
-        };
-        let full_p = k / B * B;
-        for i0 in (0..rows).step_by(B) {
-            let ib = B.min(rows - i0);
-            for p0 in (0..full_p).step_by(B) {
-                let mut block = [[T::zero(); B]; B];
-                for (ii, line) in block.iter_mut().enumerate().take(ib) {
-                    // SAFETY: row first+i0+ii < m, columns p0..p0+8 <= k, contiguous.
-                    let src = unsafe { std::slice::from_raw_parts(row(i0 + ii).add(p0), B) };
-                    line.copy_from_slice(src);
-                }
-                for pp in 0..B {
-                    let out = &mut dst[(p0 + pp) * mr + i0..][..ib];
-                    for (ii, d) in out.iter_mut().enumerate() {
-                        let v = block[ii][pp];
-                        *d = if conj { v.conj() } else { v };
-                    }
-                }
-            }
-            for p in full_p..k {
-                for ii in 0..ib {
-                    dst[p * mr + i0 + ii] = read(i0 + ii, p);
-                }
-            }
-        }
-        if rows < mr {
-            for column in dst.chunks_exact_mut(mr) {
-                column[rows..].fill(T::zero());
-            }
-        }
+        transpose_rows(a, first, rows, mr, dst, transpose);
     } else if a.row_stride().unsigned_abs() <= a.col_stride().unsigned_abs() {
         // General strides, rows closer together in memory: walk down each column.
         for (p, column) in dst.chunks_exact_mut(mr).enumerate() {
@@ -152,6 +126,67 @@ fn pack_panel<T: Element>(a: &MatRef<T>, first: usize, rows: usize, mr: usize, d
     }
 }
 
+/// [`pack_panel`] for a source whose rows are contiguous along k (unit column stride): each
+/// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
+/// blocks, read row by row and written column by column: by the packing kernel where there
+/// is one, else by a portable loop. Rows past the 8-aligned part and k's remainder go element
+/// by element. Conjugation, if any, is one pass over the panel at the end.
+fn transpose_rows<T: Element>(
+    a: &MatRef<T>,
+    first: usize,
+    rows: usize,
+    mr: usize,
+    dst: &mut [T],
+    transpose: Option<TransposeUkr<T>>,
+) {
+    const B: usize = 8;
+    let k = a.ncols();
+    debug_assert!(a.col_stride() == 1 && rows <= mr && dst.len() == mr * k);
+    let rs = a.row_stride();
+    let row = |i: usize| a.as_ptr().wrapping_offset((first + i) as isize * rs);
+    let (full_rows, full_p) = (rows / B * B, k / B * B);
+    for i0 in (0..full_rows).step_by(B) {
+        for p0 in (0..full_p).step_by(B) {
+            let out = &mut dst[p0 * mr + i0..][..(B - 1) * mr + B];
+            match transpose {
+                // SAFETY: source rows first+i0.. +8 (< first + rows <= m) at columns p0..p0+8
+                // (<= k) are in the view, contiguous along p; `out` covers columns p0..p0+8 of
+                // the panel at rows i0..i0+8 with leading dimension mr, and is a separate
+                // buffer. The context that supplied `transpose` runs on this CPU.
+                Some(t) => unsafe { t(row(i0).add(p0), rs, out.as_mut_ptr(), mr) },
+                None => {
+                    for ii in 0..B {
+                        // SAFETY: as above, one source row of 8.
+                        let src = unsafe { std::slice::from_raw_parts(row(i0 + ii).add(p0), B) };
+                        for (pp, &v) in src.iter().enumerate() {
+                            out[pp * mr + ii] = v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for i in 0..rows {
+        let p_from = if i < full_rows { full_p } else { 0 };
+        for p in p_from..k {
+            // SAFETY: row first+i < m, column p < k: in the view.
+            dst[p * mr + i] = unsafe { a.read_stored(first + i, p) };
+        }
+    }
+    if rows < mr {
+        for column in dst.chunks_exact_mut(mr) {
+            column[rows..].fill(T::zero());
+        }
+    }
+    if a.is_conj() {
+        for column in dst.chunks_exact_mut(mr) {
+            for d in &mut column[..rows] {
+                *d = d.conj();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,8 +205,8 @@ mod tests {
         let row = MatRef::row_major(&row_data, m, k, k).unwrap();
         for a in [col, row] {
             let mut buf = vec![f64::NAN; 2 * mr * k];
-            pack_a_panels(&a, mr, 0..1, &mut buf[..mr * k]);
-            pack_a_panels(&a, mr, 1..2, &mut buf[mr * k..]);
+            pack_a_panels(&a, mr, 0..1, &mut buf[..mr * k], None);
+            pack_a_panels(&a, mr, 1..2, &mut buf[mr * k..], None);
             for panel in 0..2 {
                 for p in 0..k {
                     for i in 0..mr {
@@ -190,7 +225,7 @@ mod tests {
         let data: Vec<c32> = (0..k * n).map(|x| c32::new(x as f32, 1.0)).collect();
         let b = MatRef::col_major(&data, k, n, k).unwrap().conj();
         let mut buf = vec![c32::new(9.0, 9.0); 2 * k * nr];
-        pack_b_panels(&b, nr, 0..2, &mut buf);
+        pack_b_panels(&b, nr, 0..2, &mut buf, None);
         for panel in 0..2 {
             for p in 0..k {
                 for j in 0..nr {

@@ -158,3 +158,14 @@ pub struct GemvUkrArgs<A: Element, B: Element> {
 /// Every element the [`GemvUkrArgs`] describe must be valid (y writable, and readable unless
 /// `beta == 0`), and the CPU must have the features of the configuration that registered it.
 pub type GemvUkr<A, B> = unsafe fn(&GemvUkrArgs<A, B>);
+
+/// A packing kernel: copies an 8×8 block transposed, `dst[p*ld_dst + i] = src[i*rs_src + p]`
+/// for `i, p < 8`. Packing uses it wherever a panel's source rows are contiguous along k
+/// (row-stored A, column-stored B: the TN and NN cases), where a plain loop reads or writes
+/// against the grain. Conjugation is not its business: the packer applies it afterwards.
+///
+/// # Safety (for callers)
+/// The 8 rows of 8 elements at `src + i*rs_src` must be readable, the 8 columns of 8
+/// elements at `dst + p*ld_dst` writable, the two regions disjoint, and the CPU must have the
+/// features of the configuration that registered the kernel.
+pub type TransposeUkr<T> = unsafe fn(src: *const T, rs_src: isize, dst: *mut T, ld_dst: usize);

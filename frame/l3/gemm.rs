@@ -103,7 +103,7 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
         && sup.suits(shape.0, shape.2, a_col_stride)
         && !b.is_conj()
     {
-        return gemm_sup(sup, alpha, &a, &b, beta, &mut c);
+        return gemm_sup(sup, kernel.pack_transposes().0, alpha, &a, &b, beta, &mut c);
     }
     gemm_nest(kernel, alpha, &a, &b, beta, &mut c, &plan)
 }
@@ -286,7 +286,8 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
             // SAFETY: B-team members pack disjoint panel ranges of their team's block, and
             // no one reads it until the barrier below.
             let dst = unsafe { b_block.slice_mut(mine.start * panel_len..mine.end * panel_len) };
-            pack_b_panels(&s.b.submatrix(pc, jc, kc_cur, nc_cur), nr, mine, dst);
+            let b_src = s.b.submatrix(pc, jc, kc_cur, nc_cur);
+            pack_b_panels(&b_src, nr, mine, dst, s.kernel.pack_transposes().1);
             s.barriers.wait(b_barrier)?;
             b_block_in_use = true;
             // SAFETY: packed (barrier above); not written again before the next B barrier.
@@ -306,7 +307,8 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
                 // SAFETY: as for B, within the A team.
                 let dst =
                     unsafe { a_block.slice_mut(mine.start * panel_len..mine.end * panel_len) };
-                pack_a_panels(&s.a.submatrix(ic, pc, mc_cur, kc_cur), mr, mine, dst);
+                let a_src = s.a.submatrix(ic, pc, mc_cur, kc_cur);
+                pack_a_panels(&a_src, mr, mine, dst, s.kernel.pack_transposes().0);
                 s.barriers.wait(a_barrier)?;
                 a_block_in_use = true;
                 // SAFETY: packed (barrier above); not written before the next A barrier.

@@ -15,16 +15,18 @@
 
 use crate::cntx::SupKernel;
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::SupUkrArgs;
+use crate::kernels::{SupUkrArgs, TransposeUkr};
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
 /// C := alpha·A·B + beta·C through `sup` (A m×k, B k×n, C m×n, all checked; B not
-/// conjugated: `gemm_front` sends conjugated B down the packed path).
+/// conjugated: `gemm_front` sends conjugated B down the packed path). `transpose_a` is the
+/// configuration's packing kernel for A, used if A must be copied.
 pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
+    transpose_a: Option<TransposeUkr<A>>,
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
@@ -52,7 +54,7 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
             // One panel of m rows is exactly A in column-major order with ld = m; packing
             // does it with its fast paths (8×8 transposes for row-stored A) and applies op().
             let dst = buf.as_mut_slice::<A>(m * k);
-            pack_a_panels(a, m, 0..1, dst);
+            pack_a_panels(a, m, 0..1, dst, transpose_a);
             (dst.as_ptr(), m as isize)
         }
     };

@@ -1,7 +1,8 @@
 //! The haswell kernel set: AVX2 + FMA microkernels (Haswell and later, Zen 1–3). Registered
 //! by `config/haswell.rs`. Each real dtype has a packed kernel (`gemm_*`) and a sup kernel
 //! (`sup_*`) that reads A and B in place for small problems; the complex dtypes have packed
-//! kernels (`gemm_c32_8x2`, `gemm_c64_4x2`).
+//! kernels (`gemm_c32_8x2`, `gemm_c64_4x2`). `transpose_8x8` holds the packing kernels (AVX), which
+//! the skx configuration uses too.
 
 mod gemm_c32_8x2;
 mod gemm_c64_4x2;
@@ -13,6 +14,7 @@ mod gemv_f32;
 mod gemv_f64;
 mod sup_f32_16x6;
 mod sup_f64_8x6;
+mod transpose_8x8;
 
 pub use gemm_c32_8x2::gemm_c32_8x2;
 pub use gemm_c64_4x2::gemm_c64_4x2;
@@ -24,3 +26,4 @@ pub use gemv_f32::gemv_f32;
 pub use gemv_f64::gemv_f64;
 pub use sup_f32_16x6::sup_f32_16x6;
 pub use sup_f64_8x6::sup_f64_8x6;
+pub use transpose_8x8::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
