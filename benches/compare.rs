@@ -182,6 +182,15 @@ impl Peer {
                 unsafe { f(n as c_int) };
             }
         }
+        // oxblis's own C ABI (a second copy of oxblis, loaded as a peer to time the CBLAS path).
+        // SAFETY: `int oxblis_set_num_threads(int)` in include/oxblis.h.
+        if let Ok(f) = unsafe {
+            self.lib
+                .get::<unsafe extern "C" fn(c_int) -> c_int>(b"oxblis_set_num_threads\0")
+        } {
+            // SAFETY: a plain setter.
+            unsafe { f(n as c_int) };
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -31,6 +31,7 @@ mod sandbox;
 
 mod api;
 mod args;
+mod blas;
 pub mod check;
 pub mod cntx;
 mod error;

@@ -454,11 +454,6 @@ impl<'a, T: Scalar> MatMut<'a, T> {
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
     }
 
-    /// The byte addresses the view touches, both inclusive; `None` if empty.
-    pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
-        self.as_ref().byte_span()
-    }
-
     /// The view as a raw matrix for the threads of the loop nest (`frame/l3/raw.rs`).
     pub(crate) fn raw(&mut self) -> crate::l3::raw::RawMat<T> {
         crate::l3::raw::RawMat {

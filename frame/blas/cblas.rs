@@ -1,0 +1,335 @@
+//! The CBLAS entry points `cblas_sgemm` … `cblas_zgemm`, both layouts. A row-major call is
+//! the column-major product Cᵀ = op(B)ᵀ·op(A)ᵀ, computed without copying; its bad arguments
+//! are reported as the reference CBLAS reports them (see `xerbla.rs`).
+
+use std::ffi::{CStr, c_int, c_void};
+use std::io::Write;
+
+use crate::blas::gemm::{GemmArgs, Op, Refusal, gemm_col_major, read};
+use crate::blas::xerbla::{call_cblas_xerbla, set_row_major_flag};
+use crate::types::{GemmPair, Scalar, c32, c64};
+
+/// `CblasRowMajor`.
+const ROW_MAJOR: c_int = 101;
+/// `CblasColMajor`.
+const COL_MAJOR: c_int = 102;
+
+fn decode_trans(t: c_int) -> Option<Op> {
+    match t {
+        111 => Some(Op::Plain),
+        112 => Some(Op::Transpose),
+        113 => Some(Op::ConjTranspose),
+        _ => None,
+    }
+}
+
+/// One CBLAS gemm call, with its scalars already read.
+///
+/// # Safety
+/// The CBLAS contract: the arrays are valid for the dimensions and layout given.
+#[allow(clippy::too_many_arguments)]
+unsafe fn cblas_gemm<T>(
+    routine: &CStr,
+    layout: c_int,
+    transa: c_int,
+    transb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    alpha: T,
+    a: *const T,
+    lda: c_int,
+    b: *const T,
+    ldb: c_int,
+    beta: T,
+    c: *mut T,
+    ldc: c_int,
+) where
+    T: GemmPair<T, Acc = T> + Scalar,
+{
+    if layout != ROW_MAJOR && layout != COL_MAJOR {
+        call_cblas_xerbla(1, routine, c"Illegal layout setting, %d\n", layout);
+        return;
+    }
+    let row_major = layout == ROW_MAJOR;
+    set_row_major_flag(row_major);
+    let (Some(ta), Some(tb)) = (decode_trans(transa), decode_trans(transb)) else {
+        if decode_trans(transa).is_none() {
+            call_cblas_xerbla(2, routine, c"Illegal TransA setting, %d\n", transa);
+        } else {
+            call_cblas_xerbla(3, routine, c"Illegal TransB setting, %d\n", transb);
+        }
+        set_row_major_flag(false);
+        return;
+    };
+    let args = if row_major {
+        #[rustfmt::skip]
+        let swapped = GemmArgs {
+            transa: tb, transb: ta, m: n, n: m, k, alpha,
+            a: b, lda: ldb, b: a, ldb: lda, beta, c, ldc,
+        };
+        swapped
+    } else {
+        GemmArgs {
+            transa: ta,
+            transb: tb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        }
+    };
+    // SAFETY: the caller's CBLAS contract is the column-major BLAS contract of `args`.
+    match unsafe { gemm_col_major(args) } {
+        Ok(()) => {}
+        // The Fortran position plus one (CBLAS has `layout` first); for row-major calls the
+        // positions of the swapped call, as the reference reports them.
+        Err(Refusal::BadArgument(position)) => {
+            call_cblas_xerbla(position + 1, routine, c"", 0);
+        }
+        Err(Refusal::Failed(e)) => {
+            let routine = routine.to_string_lossy();
+            let _ = writeln!(std::io::stderr(), "oxblis: {routine} did nothing: {e}");
+        }
+    }
+    set_row_major_flag(false);
+}
+
+/// CBLAS `cblas_sgemm`: C := alpha·op(A)·op(B) + beta·C in either layout.
+///
+/// # Safety
+/// The CBLAS contract: the arrays are valid for the dimensions and layout given.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cblas_sgemm(
+    layout: c_int,
+    transa: c_int,
+    transb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    alpha: f32,
+    a: *const f32,
+    lda: c_int,
+    b: *const f32,
+    ldb: c_int,
+    beta: f32,
+    c: *mut f32,
+    ldc: c_int,
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cblas_gemm(
+            c"cblas_sgemm",
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        )
+    }
+}
+
+/// CBLAS `cblas_dgemm`: C := alpha·op(A)·op(B) + beta·C in either layout.
+///
+/// # Safety
+/// The CBLAS contract: the arrays are valid for the dimensions and layout given.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cblas_dgemm(
+    layout: c_int,
+    transa: c_int,
+    transb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    alpha: f64,
+    a: *const f64,
+    lda: c_int,
+    b: *const f64,
+    ldb: c_int,
+    beta: f64,
+    c: *mut f64,
+    ldc: c_int,
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cblas_gemm(
+            c"cblas_dgemm",
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        )
+    }
+}
+
+/// The complex CBLAS calls: scalars and arrays by untyped pointer.
+///
+/// # Safety
+/// The CBLAS contract; `alpha` and `beta` point at one `T` each (null is reported as a bad
+/// argument, position 7 or 12).
+#[allow(clippy::too_many_arguments)]
+unsafe fn cblas_complex_gemm<T>(
+    routine: &CStr,
+    layout: c_int,
+    transa: c_int,
+    transb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    alpha: *const c_void,
+    a: *const c_void,
+    lda: c_int,
+    b: *const c_void,
+    ldb: c_int,
+    beta: *const c_void,
+    c: *mut c_void,
+    ldc: c_int,
+) where
+    T: GemmPair<T, Acc = T> + Scalar,
+{
+    // SAFETY: null or pointing at a T, by the contract.
+    let (alpha, beta) = unsafe { (read(alpha.cast::<T>()), read(beta.cast::<T>())) };
+    let (Some(alpha), Some(beta)) = (alpha, beta) else {
+        let position = if alpha.is_none() { 7 } else { 12 };
+        call_cblas_xerbla(position, routine, c"", 0);
+        return;
+    };
+    // SAFETY: the caller's contract, passed on with the arrays typed.
+    unsafe {
+        cblas_gemm(
+            routine,
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a.cast::<T>(),
+            lda,
+            b.cast::<T>(),
+            ldb,
+            beta,
+            c.cast::<T>(),
+            ldc,
+        )
+    }
+}
+
+/// CBLAS `cblas_cgemm` (single-precision complex; scalars by pointer).
+///
+/// # Safety
+/// The CBLAS contract: the arrays are valid for the dimensions and layout given, `alpha`
+/// and `beta` point at complex values.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cblas_cgemm(
+    layout: c_int,
+    transa: c_int,
+    transb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    alpha: *const c_void,
+    a: *const c_void,
+    lda: c_int,
+    b: *const c_void,
+    ldb: c_int,
+    beta: *const c_void,
+    c: *mut c_void,
+    ldc: c_int,
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cblas_complex_gemm::<c32>(
+            c"cblas_cgemm",
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        )
+    }
+}
+
+/// CBLAS `cblas_zgemm` (double-precision complex; scalars by pointer).
+///
+/// # Safety
+/// The CBLAS contract: the arrays are valid for the dimensions and layout given, `alpha`
+/// and `beta` point at complex values.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cblas_zgemm(
+    layout: c_int,
+    transa: c_int,
+    transb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+    alpha: *const c_void,
+    a: *const c_void,
+    lda: c_int,
+    b: *const c_void,
+    ldb: c_int,
+    beta: *const c_void,
+    c: *mut c_void,
+    ldc: c_int,
+) {
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        cblas_complex_gemm::<c64>(
+            c"cblas_zgemm",
+            layout,
+            transa,
+            transb,
+            m,
+            n,
+            k,
+            alpha,
+            a,
+            lda,
+            b,
+            ldb,
+            beta,
+            c,
+            ldc,
+        )
+    }
+}
