@@ -37,8 +37,11 @@ void zgemm_(const char *transa, const char *transb, const int *m, const int *n, 
 /* The same four under the other names BLAS builds export: sgemm, SGEMM, SGEMM_ (and d, c, z)
  * are aliases with the same signature. */
 
-/* Bad-argument handler (reference XERBLA). The default prints
- * " ** On entry to DGEMM parameter number  8 had an illegal value" and returns. */
+/* Bad-argument handler (reference XERBLA). A program's own definition is called instead
+ * (found at run time; export it, e.g. -rdynamic). oxblis's prints
+ * " ** On entry to DGEMM parameter number  8 had an illegal value" and returns. Static
+ * linking with your own xerbla_: link with -Wl,--allow-multiple-definition, your object
+ * first. */
 void xerbla_(const char *srname, const int *info, size_t srname_len);
 
 /* ---- CBLAS ---- */
@@ -60,8 +63,10 @@ void cblas_zgemm(int layout, int transa, int transb, int m, int n, int k, const 
                  const void *a, int lda, const void *b, int ldb, const void *beta, void *c,
                  int ldc);
 
-/* CBLAS bad-argument handler. The default prints "Parameter 9 to routine cblas_dgemm was
- * incorrect" and returns; the format and its arguments are not printed. */
+/* CBLAS bad-argument handler: NOT defined by oxblis (it is variadic, which Rust cannot
+ * define). Define it in your program (export it: -rdynamic) or load a CBLAS that has one,
+ * and oxblis calls it; otherwise oxblis prints "Parameter 9 to routine cblas_dgemm was
+ * incorrect" itself and returns. */
 void cblas_xerbla(int p, const char *rout, const char *form, ...);
 
 /* The reference CBLAS global set while a row-major call runs (for cblas_xerbla). */

@@ -3,10 +3,14 @@
 //! own (the reference test programs do, to check the error exits). Calls from inside this
 //! library are direct and could not be interposed by the linker, so the handler is looked up
 //! at run time with `dlsym(RTLD_DEFAULT, …)`: the program's own definition comes first in
-//! the lookup order, then a preloaded oxblis, then other libraries. When the lookup finds
-//! the defaults below, they run: they print the reference message on stderr and **return**
-//! (the reference XERBLA stops the program; like OpenBLAS, we let the caller go on, with
-//! nothing computed).
+//! the lookup order, then a preloaded oxblis, then other libraries. oxblis's `xerbla_`
+//! prints the reference message on stderr and **returns** (the reference XERBLA stops the
+//! program; like OpenBLAS, we let the caller go on, with nothing computed).
+//!
+//! oxblis defines `xerbla_` but not `cblas_xerbla`: the CBLAS handler is variadic, which
+//! stable Rust cannot define, and a program or a loaded reference CBLAS usually has one (the
+//! reference's prints and then exits). When none is found, oxblis prints the reference
+//! message itself and returns.
 //!
 //! CBLAS detail kept from the reference: a row-major call is checked as the column-major
 //! call it becomes (A and B swapped), so the positions of M/N and LDA/LDB come out swapped;
@@ -27,44 +31,6 @@ pub static mut RowMajorStrg: c_int = 0;
 #[cfg(unix)]
 unsafe extern "C" {
     fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
-}
-
-/// glibc's and musl's `Dl_info`.
-#[cfg(unix)]
-#[repr(C)]
-struct DlInfo {
-    fname: *const c_char,
-    fbase: *mut c_void,
-    sname: *const c_char,
-    saddr: *mut c_void,
-}
-
-/// Whether `p` lies in the object (shared library or executable) this code was linked into.
-/// (Comparing with `cblas_xerbla as *const _` would not do: that address is itself looked
-/// up through the dynamic linker, and is the program's handler when it has one.)
-fn defined_here(p: *const c_void) -> bool {
-    #[cfg(unix)]
-    {
-        let base = |addr: *const c_void| {
-            let mut info = DlInfo {
-                fname: std::ptr::null(),
-                fbase: std::ptr::null_mut(),
-                sname: std::ptr::null(),
-                saddr: std::ptr::null_mut(),
-            };
-            // SAFETY: dladdr only fills `info`.
-            let found = unsafe { dladdr(addr, &mut info) } != 0;
-            found.then_some(info.fbase)
-        };
-        let here = base(defined_here as *const c_void);
-        here.is_some() && base(p) == here
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = p;
-        true
-    }
 }
 
 /// The first definition of `name` in the process's global lookup order, or null.
@@ -127,13 +93,12 @@ pub(crate) fn call_xerbla(name: &str, info: c_int) {
     }
 }
 
-/// Reports bad argument `info` of `routine` (e.g. `c"cblas_dgemm"`) through the program's
-/// `cblas_xerbla`, with a reference-style `form` message and its one integer argument.
+/// Reports bad argument `info` of `routine` (e.g. `c"cblas_dgemm"`) through the process's
+/// `cblas_xerbla` if there is one (with a reference-style `form` message and its one integer
+/// argument), else prints the reference message.
 pub(crate) fn call_cblas_xerbla(info: c_int, routine: &CStr, form: &CStr, value: c_int) {
     let handler = lookup(c"cblas_xerbla");
-    // Ours is not variadic (see `cblas_xerbla`), so it is called directly, not through a
-    // variadic pointer.
-    if handler.is_null() || defined_here(handler) {
+    if handler.is_null() {
         print_cblas_xerbla(info, routine);
         return;
     }
@@ -188,23 +153,4 @@ pub unsafe extern "C" fn xerbla_(srname: *const c_char, info: *const c_int, len:
     // SAFETY: the caller's.
     let info = unsafe { info.as_ref() }.copied().unwrap_or(0);
     print_xerbla(&name, info);
-}
-
-/// The default CBLAS error handler: prints the reference message (`Parameter 9 to routine
-/// cblas_dgemm was incorrect`, positions un-swapped for row-major gemm as the reference
-/// does) and returns. The variadic format arguments are not read (stable Rust cannot define
-/// a variadic function; under the C calling convention the extra arguments are harmless).
-/// A program's own `cblas_xerbla` takes precedence.
-///
-/// # Safety
-/// `routine` is null or a NUL-terminated string.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn cblas_xerbla(info: c_int, routine: *const c_char, _form: *const c_char) {
-    let routine = if routine.is_null() {
-        c""
-    } else {
-        // SAFETY: the caller's.
-        unsafe { CStr::from_ptr(routine) }
-    };
-    print_cblas_xerbla(info, routine);
 }
