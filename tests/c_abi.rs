@@ -85,7 +85,7 @@ fn header_functions() -> BTreeSet<String> {
 }
 
 /// Functions `frame/blas/` exports: `extern "C" fn name` in the sources, and the entry
-/// points and aliases listed in `fortran_gemm_entry!` invocations.
+/// points (and aliases) named in the `fortran_gemm_entry!` and `cblas_*_entry!` invocations.
 fn exported_functions() -> (BTreeSet<String>, BTreeSet<String>) {
     let (mut main, mut aliases) = (BTreeSet::new(), BTreeSet::new());
     for entry in std::fs::read_dir(Path::new(ROOT).join("frame/blas")).unwrap() {
@@ -99,6 +99,14 @@ fn exported_functions() -> (BTreeSet<String>, BTreeSet<String>) {
                 if !name.starts_with('$') {
                     main.insert(name.to_string());
                 }
+            }
+            let cblas = line
+                .strip_prefix("cblas_real_entry!(")
+                .or_else(|| line.strip_prefix("cblas_complex_entry!("));
+            if let Some(rest) = cblas {
+                // cblas_real_entry!(f64, cblas_dgemm);
+                let name = rest.split(',').nth(1).unwrap().trim().trim_end_matches(");");
+                main.insert(name.to_string());
             }
             if let Some(rest) = line.strip_prefix("fortran_gemm_entry!(") {
                 // fortran_gemm_entry!(f64, "DGEMM", dgemm_, [dgemm, DGEMM, DGEMM_]);

@@ -102,94 +102,6 @@ unsafe fn cblas_gemm<T>(
     set_row_major_flag(false);
 }
 
-/// CBLAS `cblas_sgemm`: C := alpha·op(A)·op(B) + beta·C in either layout.
-///
-/// # Safety
-/// The CBLAS contract: the arrays are valid for the dimensions and layout given.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cblas_sgemm(
-    layout: c_int,
-    transa: c_int,
-    transb: c_int,
-    m: c_int,
-    n: c_int,
-    k: c_int,
-    alpha: f32,
-    a: *const f32,
-    lda: c_int,
-    b: *const f32,
-    ldb: c_int,
-    beta: f32,
-    c: *mut f32,
-    ldc: c_int,
-) {
-    // SAFETY: the caller's contract, passed on.
-    unsafe {
-        cblas_gemm(
-            c"cblas_sgemm",
-            layout,
-            transa,
-            transb,
-            m,
-            n,
-            k,
-            alpha,
-            a,
-            lda,
-            b,
-            ldb,
-            beta,
-            c,
-            ldc,
-        )
-    }
-}
-
-/// CBLAS `cblas_dgemm`: C := alpha·op(A)·op(B) + beta·C in either layout.
-///
-/// # Safety
-/// The CBLAS contract: the arrays are valid for the dimensions and layout given.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cblas_dgemm(
-    layout: c_int,
-    transa: c_int,
-    transb: c_int,
-    m: c_int,
-    n: c_int,
-    k: c_int,
-    alpha: f64,
-    a: *const f64,
-    lda: c_int,
-    b: *const f64,
-    ldb: c_int,
-    beta: f64,
-    c: *mut f64,
-    ldc: c_int,
-) {
-    // SAFETY: the caller's contract, passed on.
-    unsafe {
-        cblas_gemm(
-            c"cblas_dgemm",
-            layout,
-            transa,
-            transb,
-            m,
-            n,
-            k,
-            alpha,
-            a,
-            lda,
-            b,
-            ldb,
-            beta,
-            c,
-            ldc,
-        )
-    }
-}
-
 /// The complex CBLAS calls: scalars and arrays by untyped pointer.
 ///
 /// # Safety
@@ -244,92 +156,61 @@ unsafe fn cblas_complex_gemm<T>(
     }
 }
 
-/// CBLAS `cblas_cgemm` (single-precision complex; scalars by pointer).
-///
-/// # Safety
-/// The CBLAS contract: the arrays are valid for the dimensions and layout given, `alpha`
-/// and `beta` point at complex values.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cblas_cgemm(
-    layout: c_int,
-    transa: c_int,
-    transb: c_int,
-    m: c_int,
-    n: c_int,
-    k: c_int,
-    alpha: *const c_void,
-    a: *const c_void,
-    lda: c_int,
-    b: *const c_void,
-    ldb: c_int,
-    beta: *const c_void,
-    c: *mut c_void,
-    ldc: c_int,
-) {
-    // SAFETY: the caller's contract, passed on.
-    unsafe {
-        cblas_complex_gemm::<c32>(
-            c"cblas_cgemm",
-            layout,
-            transa,
-            transb,
-            m,
-            n,
-            k,
-            alpha,
-            a,
-            lda,
-            b,
-            ldb,
-            beta,
-            c,
-            ldc,
-        )
-    }
+/// Defines an exported real CBLAS gemm (scalars by value) in terms of [`cblas_gemm`].
+macro_rules! cblas_real_entry {
+    ($t:ty, $name:ident) => {
+        #[doc = concat!("CBLAS `", stringify!($name), "`: C := alpha·op(A)·op(B) + beta·C in either layout.")]
+        ///
+        /// # Safety
+        /// The CBLAS contract: the arrays are valid for the dimensions and layout given.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(
+            layout: c_int, transa: c_int, transb: c_int, m: c_int, n: c_int, k: c_int,
+            alpha: $t, a: *const $t, lda: c_int, b: *const $t, ldb: c_int,
+            beta: $t, c: *mut $t, ldc: c_int,
+        ) {
+            let routine = CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes());
+            // SAFETY: the caller's contract, passed on.
+            unsafe {
+                cblas_gemm(
+                    routine.unwrap(), layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                    beta, c, ldc,
+                )
+            }
+        }
+    };
 }
 
-/// CBLAS `cblas_zgemm` (double-precision complex; scalars by pointer).
-///
-/// # Safety
-/// The CBLAS contract: the arrays are valid for the dimensions and layout given, `alpha`
-/// and `beta` point at complex values.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cblas_zgemm(
-    layout: c_int,
-    transa: c_int,
-    transb: c_int,
-    m: c_int,
-    n: c_int,
-    k: c_int,
-    alpha: *const c_void,
-    a: *const c_void,
-    lda: c_int,
-    b: *const c_void,
-    ldb: c_int,
-    beta: *const c_void,
-    c: *mut c_void,
-    ldc: c_int,
-) {
-    // SAFETY: the caller's contract, passed on.
-    unsafe {
-        cblas_complex_gemm::<c64>(
-            c"cblas_zgemm",
-            layout,
-            transa,
-            transb,
-            m,
-            n,
-            k,
-            alpha,
-            a,
-            lda,
-            b,
-            ldb,
-            beta,
-            c,
-            ldc,
-        )
-    }
+/// Defines an exported complex CBLAS gemm (scalars and arrays by untyped pointer) in terms
+/// of [`cblas_complex_gemm`].
+macro_rules! cblas_complex_entry {
+    ($t:ty, $name:ident) => {
+        #[doc = concat!("CBLAS `", stringify!($name), "`: C := alpha·op(A)·op(B) + beta·C in either layout; complex scalars by pointer.")]
+        ///
+        /// # Safety
+        /// The CBLAS contract: the arrays are valid for the dimensions and layout given,
+        /// `alpha` and `beta` point at complex values.
+        #[unsafe(no_mangle)]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(
+            layout: c_int, transa: c_int, transb: c_int, m: c_int, n: c_int, k: c_int,
+            alpha: *const c_void, a: *const c_void, lda: c_int, b: *const c_void, ldb: c_int,
+            beta: *const c_void, c: *mut c_void, ldc: c_int,
+        ) {
+            let routine = CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes());
+            // SAFETY: the caller's contract, passed on.
+            unsafe {
+                cblas_complex_gemm::<$t>(
+                    routine.unwrap(), layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                    beta, c, ldc,
+                )
+            }
+        }
+    };
 }
+
+cblas_real_entry!(f32, cblas_sgemm);
+cblas_real_entry!(f64, cblas_dgemm);
+cblas_complex_entry!(c32, cblas_cgemm);
+cblas_complex_entry!(c64, cblas_zgemm);
