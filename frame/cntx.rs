@@ -341,6 +341,18 @@ impl Cntx {
         Ok(self)
     }
 
+    /// A copy with one pair's kernel entry replaced, after validating it: for kernel authors
+    /// trying a kernel inside an existing configuration (`docs/KernelsHowTo.md`), and for the
+    /// testsuite's self-test, which plants a broken one.
+    pub fn with_kernel<A: GemmPair<B>, B: Element>(
+        mut self,
+        kernel: GemmKernel<A, B>,
+    ) -> Result<Self> {
+        kernel.validate(self.name)?;
+        *A::kernel_mut(&mut self) = kernel;
+        Ok(self)
+    }
+
     /// A copy with no sup kernels: every problem takes the packed path and edge tiles go
     /// through the scratch tile (benchmarks use this to compare the paths).
     pub fn without_sup(mut self) -> Cntx {

@@ -105,7 +105,12 @@ fn exported_functions() -> (BTreeSet<String>, BTreeSet<String>) {
                 .or_else(|| line.strip_prefix("cblas_complex_entry!("));
             if let Some(rest) = cblas {
                 // cblas_real_entry!(f64, cblas_dgemm);
-                let name = rest.split(',').nth(1).unwrap().trim().trim_end_matches(");");
+                let name = rest
+                    .split(',')
+                    .nth(1)
+                    .unwrap()
+                    .trim()
+                    .trim_end_matches(");");
                 main.insert(name.to_string());
             }
             if let Some(rest) = line.strip_prefix("fortran_gemm_entry!(") {

@@ -1,65 +1,241 @@
-//! The oxblis testsuite (in the style of BLIS's): runs gemm over dtypes × op(A), op(B) ×
-//! storage of C, A and B × a size ladder, on every configuration this CPU supports (or the
-//! one `--config` names), checks each result against the reference, and prints one line per
-//! test and a summary. Exits 1 on any FAIL, 2 on bad usage or configuration errors.
+//! The oxblis testsuite, in the style of BLIS's: input files choose datatypes, storage
+//! schemes, op() pairs, scalar classes, problem sizes, thread layouts and configurations;
+//! every combination runs through `gemm_with_cntx` and is checked (`gemm_test.rs`); one line
+//! per test, a summary, and a non-zero exit status on any FAIL. `docs/Testsuite.md`.
 //!
-//! Still small: input files, thread layouts, the concurrent mode and machine-readable
-//! output arrive with issue #6. `docs/Testsuite.md` will describe it then.
+//! Layout: `input.rs` parses the input files, `gemm_test.rs` runs and checks one test,
+//! `report.rs` prints lines, progress, CSV and the summary, `selftest.rs` plants a broken
+//! kernel to show the checks can fail. Exit status: 0 all passed (MARGINAL allowed), 1 a
+//! test failed, 2 bad usage, input or configuration.
+
+mod gemm_test;
+mod input;
+mod report;
+mod selftest;
 
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Instant;
 
-use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
-use oxblis::{Cntx, GemmPair, Scalar, c32, c64, gemm_with_cntx};
+use oxblis::check::Op;
+use oxblis::{Cntx, GemmPair, Scalar, c32, c64};
 
-const USAGE: &str = "usage: testsuite [--info] [--config NAME] [--quick]
-  --info         print the runtime report (build baseline, CPU features, configurations,
-                 the chosen one and its blocksizes) and exit
-  --config NAME  test only configuration NAME (default: every one this CPU supports)
-  --quick        a shorter size ladder";
+use crate::gemm_test::{GemmCase, Outcome};
+use crate::input::{General, Operation, OperationKind, Threads, parse_general, parse_operations};
+use crate::report::{Report, TestLine};
 
-/// Residuals (in units of the rounding-error bound) up to this are PASS.
-const PASS_LIMIT: f64 = 1.0;
-/// Up to this MARGINAL; beyond, FAIL.
-const MARGINAL_LIMIT: f64 = 10.0;
+const USAGE: &str = "usage: testsuite [options]
+  (no options)       the default run: testsuite/input.general and input.operations, built in
+  -g FILE            general parameters from FILE (format: docs/Testsuite.md)
+  -o FILE            operations from FILE
+  --quick            the built-in quick parameters (a few seconds)
+  --full             the built-in full parameters (every storage combination; minutes)
+  --config NAMES     test only these configurations (comma-separated; overrides the file)
+  --threads LIST     thread settings, e.g. 1,2,1.2.1.1.1 (overrides the file)
+  --concurrent N     N application threads run the whole suite at once, each with its own
+                     Rntm (only failures are printed), to catch thread-safety bugs
+  --csv FILE         also write every result to FILE as CSV
+  --info             print the runtime report (build baseline, CPU features,
+                     configurations, the chosen one, blocksizes, thread defaults) and exit
+  --broken-kernel-selftest
+                     run with a deliberately wrong dgemm kernel planted in every
+                     configuration: the run must report FAIL (it proves the checks can fail)";
 
+/// Command-line options.
+#[derive(Default)]
 struct Options {
+    general: Option<String>,
+    operations: Option<String>,
+    preset: Option<&'static str>,
+    configs: Option<Vec<String>>,
+    threads: Option<String>,
+    concurrent: usize,
+    csv: Option<String>,
     info: bool,
-    config: Option<String>,
-    quick: bool,
+    selftest: bool,
 }
 
-fn parse(args: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut opts = Options {
-        info: false,
-        config: None,
-        quick: false,
+fn parse_args(args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut o = Options {
+        concurrent: 1,
+        ..Options::default()
     };
     let mut args = args.peekable();
     while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().ok_or(format!("{arg} needs {what}"));
         match arg.as_str() {
-            "--info" => opts.info = true,
-            "--quick" => opts.quick = true,
+            "-g" => o.general = Some(value("a file")?),
+            "-o" => o.operations = Some(value("a file")?),
+            "--quick" => o.preset = Some("quick"),
+            "--full" => o.preset = Some("full"),
             "--config" => {
-                opts.config = Some(args.next().ok_or("--config needs a configuration name")?)
+                let names = value("configuration names")?;
+                o.configs = Some(names.split(',').map(str::to_string).collect());
             }
+            "--threads" => o.threads = Some(value("a list of thread settings")?),
+            "--concurrent" => {
+                let n = value("a number of threads")?;
+                o.concurrent = n
+                    .parse()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or(format!("--concurrent needs a positive number, not {n:?}"))?;
+            }
+            "--csv" => o.csv = Some(value("a file")?),
+            "--info" => o.info = true,
+            "--broken-kernel-selftest" => o.selftest = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    Ok(opts)
+    if o.preset.is_some() && o.general.is_some() {
+        return Err("-g and --quick/--full both choose the general parameters".into());
+    }
+    Ok(o)
 }
 
-#[derive(Default)]
-struct Tally {
-    pass: usize,
-    marginal: usize,
-    fail: usize,
+/// The general parameters and operations the options select.
+fn load_inputs(o: &Options) -> Result<(General, Vec<Operation>), String> {
+    let read = |path: &str| std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"));
+    let general_text;
+    let (general_name, general_text) = match (&o.general, o.preset) {
+        (Some(path), _) => {
+            general_text = read(path)?;
+            (path.as_str(), general_text.as_str())
+        }
+        (None, Some("quick")) => ("input.general.quick", include_str!("input.general.quick")),
+        (None, Some(_)) => ("input.general.full", include_str!("input.general.full")),
+        (None, None) => ("input.general", include_str!("input.general")),
+    };
+    let mut general = parse_general(general_name, general_text).map_err(|e| e.0)?;
+    let operations = match &o.operations {
+        Some(path) => parse_operations(path, &read(path)?),
+        None => parse_operations("input.operations", include_str!("input.operations")),
+    }
+    .map_err(|e| e.0)?;
+    if let Some(list) = &o.threads {
+        let line = list.replace(',', " ");
+        // Reuse the file syntax: parse a general file whose thread line is this list.
+        let text = format!("1\nccc\ns\n1\nr,r\n{line}\nall\nuniform\n");
+        general.threads = parse_general("--threads", &text)
+            .map_err(|e| e.0.replace("--threads:6: ", "--threads: "))?
+            .threads;
+    }
+    if let Some(names) = &o.configs {
+        general.configs = Some(names.clone());
+    }
+    Ok((general, operations))
+}
+
+/// The contexts to test: named ones (an error names the first that cannot run here) or
+/// every one this CPU supports.
+fn contexts(general: &General) -> Result<Vec<Cntx>, String> {
+    match &general.configs {
+        None => Ok(oxblis::supported_contexts().into_iter().cloned().collect()),
+        Some(names) => names
+            .iter()
+            .map(|name| {
+                oxblis::context_named(name)
+                    .cloned()
+                    .map_err(|e| e.to_string())
+            })
+            .collect(),
+    }
+}
+
+/// One unit of work: a case on a context with a thread setting, for one datatype.
+#[derive(Clone)]
+struct Job {
+    dtype: char,
+    config: usize,
+    threads: Threads,
+    case: GemmCase,
+}
+
+/// Every (dtype, context, operation, op pair, storage, scalars, size, threads) combination.
+fn jobs(general: &General, operations: &[Operation], n_contexts: usize) -> Vec<Job> {
+    let mut out = Vec::new();
+    let mut seed = 1;
+    for config in 0..n_contexts {
+        for &dtype in &general.dtypes {
+            let complex = matches!(dtype, 'c' | 'z');
+            for op in operations.iter().filter(|op| op.enabled) {
+                // The only kind so far; the match makes a new one a compile error here.
+                match op.kind {
+                    OperationKind::Gemm => {}
+                }
+                // For real datatypes c is t and r is n: run each distinct pair once.
+                let mut pairs: Vec<(Op, Op)> = Vec::new();
+                for &(a, b) in &op.ops {
+                    let real = |o: Op| match o {
+                        Op::C => Op::T,
+                        Op::R => Op::N,
+                        o => o,
+                    };
+                    let pair = if complex { (a, b) } else { (real(a), real(b)) };
+                    if !pairs.contains(&pair) {
+                        pairs.push(pair);
+                    }
+                }
+                for &(op_a, op_b) in &pairs {
+                    for &storage in &general.storage {
+                        for &(alpha, beta) in &general.scalars {
+                            for &size in &general.sizes {
+                                let dim = |d: Option<usize>| d.unwrap_or(size);
+                                for &threads in &general.threads {
+                                    seed += 1;
+                                    out.push(Job {
+                                        dtype,
+                                        config,
+                                        threads,
+                                        case: GemmCase {
+                                            m: dim(op.dims[0]),
+                                            n: dim(op.dims[1]),
+                                            k: dim(op.dims[2]),
+                                            op_a,
+                                            op_b,
+                                            storage,
+                                            alpha,
+                                            beta,
+                                            values: general.values,
+                                            repeats: general.repeats,
+                                            seed,
+                                        },
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn run_job<T: Scalar + GemmPair<T>>(job: &Job, cntx: &Cntx) -> TestLine {
+    let result = gemm_test::run::<T>(&job.case, cntx, &job.threads.rntm());
+    TestLine {
+        config: cntx.name().to_string(),
+        name: job.case.name::<T>(),
+        case: job.case.clone(),
+        threads: job.threads.label(),
+        result,
+    }
+}
+
+fn run_one(job: &Job, cntx: &Cntx) -> TestLine {
+    match job.dtype {
+        's' => run_job::<f32>(job, cntx),
+        'd' => run_job::<f64>(job, cntx),
+        'c' => run_job::<c32>(job, cntx),
+        _ => run_job::<c64>(job, cntx),
+    }
 }
 
 fn main() -> ExitCode {
-    let opts = match parse(std::env::args().skip(1)) {
-        Ok(opts) => opts,
+    let opts = match parse_args(std::env::args().skip(1)) {
+        Ok(o) => o,
         Err(why) => {
             if !why.is_empty() {
                 eprintln!("testsuite: {why}");
@@ -68,10 +244,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = oxblis::runtime_report();
+    let runtime = oxblis::runtime_report();
     if opts.info {
-        print!("{report}");
-        return if report.chosen.is_ok() {
+        print!("{runtime}");
+        return if runtime.chosen.is_ok() {
             ExitCode::SUCCESS
         } else {
             ExitCode::from(2)
@@ -83,119 +259,72 @@ fn main() -> ExitCode {
         eprintln!("testsuite: {e}");
         return ExitCode::from(2);
     }
-    let contexts = match &opts.config {
-        Some(name) => match oxblis::context_named(name) {
-            Ok(cntx) => vec![cntx],
-            Err(e) => {
-                eprintln!("testsuite: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        None => oxblis::supported_contexts(),
+    let (general, operations) = match load_inputs(&opts) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("testsuite: {e}");
+            return ExitCode::from(2);
+        }
     };
-    let sizes: &[usize] = if opts.quick {
-        &[1, 7, 33]
-    } else {
-        &[1, 7, 33, 100, 160]
+    let mut contexts = match contexts(&general) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("testsuite: {e}");
+            return ExitCode::from(2);
+        }
     };
-    let start = Instant::now();
-    let mut tally = Tally::default();
-    for cntx in &contexts {
-        println!("configuration {}", cntx.name());
-        run_dtype::<f32>(cntx, sizes, &mut tally);
-        run_dtype::<f64>(cntx, sizes, &mut tally);
-        run_dtype::<c32>(cntx, sizes, &mut tally);
-        run_dtype::<c64>(cntx, sizes, &mut tally);
+    if opts.selftest {
+        contexts = contexts
+            .into_iter()
+            .map(selftest::plant_broken_dgemm)
+            .collect();
     }
+    let jobs = jobs(&general, &operations, contexts.len());
     let names: Vec<&str> = contexts.iter().map(|c| c.name()).collect();
-    println!(
-        "summary: {} PASS, {} MARGINAL, {} FAIL in {:.1} s; configurations: {}; CPU: {}",
-        tally.pass,
-        tally.marginal,
-        tally.fail,
-        start.elapsed().as_secs_f64(),
-        names.join(", "),
-        report.cpu
-    );
-    if tally.fail > 0 {
+    let mut report = match Report::new(opts.csv.as_deref(), jobs.len() * opts.concurrent) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("testsuite: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    report::say(format_args!(
+        "oxblis testsuite: {} tests × {} application thread(s); configurations: {}",
+        jobs.len(),
+        opts.concurrent,
+        names.join(", ")
+    ));
+    let start = Instant::now();
+    if opts.concurrent == 1 {
+        report.header();
+        for job in &jobs {
+            report.record(run_one(job, &contexts[job.config]), true);
+        }
+    } else {
+        // Salt mode: every application thread runs every job, in its own order (rotated),
+        // so different threads hit different configurations and shapes at the same time.
+        let shared = Mutex::new(report);
+        std::thread::scope(|s| {
+            for t in 0..opts.concurrent {
+                let (jobs, contexts, shared) = (&jobs, &contexts, &shared);
+                s.spawn(move || {
+                    let offset = t * jobs.len() / opts.concurrent;
+                    for i in 0..jobs.len() {
+                        let job = &jobs[(i + offset) % jobs.len()];
+                        let line = run_one(job, &contexts[job.config]);
+                        let mut report = shared.lock().unwrap_or_else(|p| p.into_inner());
+                        let show = line.result.outcome != Outcome::Pass;
+                        report.record(line, show);
+                    }
+                });
+            }
+        });
+        report = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    }
+    let failed = report.finish(start.elapsed(), &names, &runtime.cpu.to_string());
+    if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// Storage of (C, A, B) tested by default: the three pure schemes and two mixtures.
-const STORAGE_COMBOS: [[Storage; 3]; 5] = [
-    [Storage::Col, Storage::Col, Storage::Col],
-    [Storage::Row, Storage::Row, Storage::Row],
-    [Storage::Gen, Storage::Gen, Storage::Gen],
-    [Storage::Col, Storage::Row, Storage::Gen],
-    [Storage::Neg, Storage::Col, Storage::Row],
-];
-
-fn run_dtype<T: Scalar + GemmPair<T>>(cntx: &Cntx, sizes: &[usize], tally: &mut Tally) {
-    let mut rng = Rng::new(42);
-    for op_a in [Op::N, Op::T, Op::C] {
-        for op_b in [Op::N, Op::T, Op::C] {
-            for [st_c, st_a, st_b] in STORAGE_COMBOS {
-                for &size in sizes {
-                    let name = format!(
-                        "{}gemm_{}{}_{}{}{}",
-                        T::LETTER,
-                        op_a.letter(),
-                        op_b.letter(),
-                        st_c.letter(),
-                        st_a.letter(),
-                        st_b.letter()
-                    );
-                    let (m, n, k) = (size, size, size);
-                    let (a_rows, a_cols) = op_a.stored_shape(m, k);
-                    let (b_rows, b_cols) = op_b.stored_shape(k, n);
-                    let values = Values::Uniform;
-                    let a = TestMatrix::<T>::random(&mut rng, values, a_rows, a_cols, st_a);
-                    let b = TestMatrix::<T>::random(&mut rng, values, b_rows, b_cols, st_b);
-                    let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
-                    let (alpha, beta): (T, T) = (rng.value(values), rng.value(values));
-                    let original = c.buf.clone();
-                    let mut c_ref = c.clone();
-                    let av = op_a.apply(a.view()).scaled(alpha);
-                    let bv = op_b.apply(b.view());
-
-                    let t0 = Instant::now();
-                    let result =
-                        gemm_with_cntx(&av, &bv, &mut c.view_mut().with_beta(beta), cntx, None);
-                    let seconds = t0.elapsed().as_secs_f64();
-                    let flops_per_fma = if T::IS_COMPLEX { 8.0 } else { 2.0 };
-                    let gflops = flops_per_fma * (m * n * k) as f64 / seconds.max(1e-9) / 1e9;
-
-                    let (residual, outcome) = match result {
-                        Err(e) => (f64::INFINITY, format!("FAIL ({e})")),
-                        Ok(()) => {
-                            let mag =
-                                gemm_reference(&av, &bv, &mut c_ref.view_mut().with_beta(beta));
-                            let cmp = compare(&c, &c_ref, &original, &mag, k);
-                            let outcome = if let Some(idx) = cmp.wrote_outside {
-                                format!("FAIL (wrote outside C at buffer index {idx})")
-                            } else if cmp.residual <= PASS_LIMIT {
-                                "PASS".to_string()
-                            } else if cmp.residual <= MARGINAL_LIMIT {
-                                "MARGINAL".to_string()
-                            } else {
-                                "FAIL".to_string()
-                            };
-                            (cmp.residual, outcome)
-                        }
-                    };
-                    match outcome.as_str() {
-                        "PASS" => tally.pass += 1,
-                        "MARGINAL" => tally.marginal += 1,
-                        _ => tally.fail += 1,
-                    }
-                    println!(
-                        "{name:<16} {m:>5} {n:>5} {k:>5}  {gflops:>8.2} GFLOPS  resid {residual:>9.2e}  {outcome}"
-                    );
-                }
-            }
-        }
     }
 }
