@@ -83,8 +83,14 @@ pub fn gemm_with_cntx<T: GemmPair<T>>(
     // An Rntm is validated by its constructors; None means the global defaults.
     let defaults = Rntm::default();
     let rntm = rntm.unwrap_or(&defaults);
-    catch_unwind(AssertUnwindSafe(|| gemm_front(cntx, *a, *b, c.rb(), rntm)))
-        .unwrap_or_else(|panic| Err(internal_from_panic(&*panic)))
+    catch_unwind(AssertUnwindSafe(|| {
+        // With a sandbox feature enabled, it sees the call first (sandbox/mod.rs).
+        if let Some(result) = crate::sandbox::offer(cntx, a, b, &mut c.rb(), rntm) {
+            return result;
+        }
+        gemm_front(cntx, *a, *b, c.rb(), rntm)
+    }))
+    .unwrap_or_else(|panic| Err(internal_from_panic(&*panic)))
 }
 
 #[cfg(test)]

@@ -62,6 +62,10 @@ pub struct RuntimeReport {
     pub thread_env_warnings: Vec<String>,
     /// Worker threads the pool has created so far.
     pub pool_workers: usize,
+    /// The sandbox this build routes gemm through (cargo feature `sandbox-<name>`), if any.
+    pub sandbox: Option<&'static str>,
+    /// Calls that sandbox has computed so far in this process.
+    pub sandbox_calls: u64,
 }
 
 impl RuntimeReport {
@@ -87,6 +91,8 @@ impl RuntimeReport {
             threads: thread_defaults(),
             thread_env_warnings: thread_env_warnings().to_vec(),
             pool_workers: workers_spawned(),
+            sandbox: crate::sandbox::ACTIVE,
+            sandbox_calls: crate::sandbox::calls(),
         }
     }
 }
@@ -135,6 +141,14 @@ impl fmt::Display for RuntimeReport {
         match &self.chosen {
             Ok(name) => writeln!(f, "  chosen         : {name}")?,
             Err(e) => writeln!(f, "  chosen         : none: {e}")?,
+        }
+        match self.sandbox {
+            Some(name) => writeln!(
+                f,
+                "  sandbox        : {name} (every gemm call is offered to it; {} computed so far)",
+                self.sandbox_calls
+            )?,
+            None => writeln!(f, "  sandbox        : none (the native implementation)")?,
         }
         let threads = match self.threads {
             Threading::Total(n) => format!("{n} in total, factorized per call"),

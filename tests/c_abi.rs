@@ -20,12 +20,24 @@ fn library_dir() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
         .get_or_init(|| {
+            // The same sandbox feature as this test build, so the C ABI is tested in each.
+            let sandbox = if cfg!(feature = "sandbox-ref99") {
+                Some("sandbox-ref99")
+            } else if cfg!(feature = "sandbox-gemmlike") {
+                Some("sandbox-gemmlike")
+            } else {
+                None
+            };
             let exe = std::env::current_exe().unwrap();
-            let target = exe.ancestors().nth(3).unwrap().join("c-abi");
+            let target = exe.ancestors().nth(3).unwrap().join(format!(
+                "c-abi{}",
+                sandbox.map(|f| format!("-{f}")).unwrap_or_default()
+            ));
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let built = Command::new(cargo)
                 .args(["build", "--lib", "--quiet", "--manifest-path"])
                 .arg(Path::new(ROOT).join("Cargo.toml"))
+                .args(sandbox.map(|f| vec!["--features", f]).unwrap_or_default())
                 .env("CARGO_TARGET_DIR", &target)
                 .status()
                 .unwrap();

@@ -1,0 +1,182 @@
+//! `ref99`: the Goto algorithm as plainly as it can be written: five loops on one thread,
+//! the framework's packing (`frame/packm.rs`), the configuration's packed microkernel, and
+//! edge tiles through a scratch tile. No sup path, no gemv path, no threads, no tricks: a
+//! baseline to compare the native implementation and other sandboxes against, and a first
+//! read for someone learning the algorithm.
+//!
+//! ```text
+//! for jc in 0..n step NC:                   B columns
+//!   for pc in 0..k step KC:                 depth
+//!     pack B[pc.., jc..] into NR-wide panels
+//!     for ic in 0..m step MC:               A rows
+//!       pack A[ic.., pc..] into MR-tall panels
+//!       for jr in 0..NC step NR: for ir in 0..MC step MR:
+//!         microkernel: C tile := alpha·Ap·Bp + beta'·C tile   (beta' = beta for pc = 0, else 1)
+//! ```
+//!
+//! Declined (left to the native implementation): alpha = 0 or k = 0, where BLAS only scales
+//! C and never reads A or B.
+
+use crate::cntx::{Blocksizes, Cntx};
+use crate::kernels::{GemmUkrArgs, MAX_TILE_ELEMS};
+use crate::packbuf::PackBuf;
+use crate::packm::{pack_a_panels, pack_b_panels};
+use crate::rntm::Rntm;
+use crate::sandbox::Sandboxed;
+use crate::types::{Element, GemmPair, Scalar};
+use crate::view::{MatMut, MatRef};
+
+/// The sandbox's entry point. See the module docs.
+pub(crate) fn gemm<T: GemmPair<T>>(
+    cntx: &Cntx,
+    a: &MatRef<T>,
+    b: &MatRef<T>,
+    c: &mut MatMut<T::Acc>,
+    _rntm: &Rntm,
+) -> Sandboxed {
+    let alpha = a.scale() * b.scale();
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    if m == 0 || n == 0 {
+        return Sandboxed::Done(Ok(()));
+    }
+    if alpha.is_zero() || k == 0 {
+        return Sandboxed::Declined;
+    }
+    Sandboxed::Done(goto(cntx, alpha, a, b, c))
+}
+
+fn goto<T: GemmPair<T>>(
+    cntx: &Cntx,
+    alpha: T::Acc,
+    a: &MatRef<T>,
+    b: &MatRef<T>,
+    c: &mut MatMut<T::Acc>,
+) -> crate::Result<()> {
+    let kernel = T::kernel(cntx);
+    let Blocksizes { mr, nr, kc, mc, nc } = kernel.blocksizes();
+    let (pack_a, pack_b) = kernel.pack_transposes();
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let beta = c.beta();
+    let mut a_buf = PackBuf::checkout(mc * kc * size_of::<T>())?;
+    let mut b_buf = PackBuf::checkout(kc * nc * size_of::<T>())?;
+
+    for jc in (0..n).step_by(nc) {
+        let nc_cur = nc.min(n - jc);
+        for pc in (0..k).step_by(kc) {
+            let kc_cur = kc.min(k - pc);
+            // The first slice of k applies beta; the others add to what it left.
+            let beta_here = if pc == 0 {
+                beta
+            } else {
+                <T::Acc as Scalar>::one()
+            };
+            let b_panels = nc_cur.div_ceil(nr);
+            let bp = b_buf.as_mut_slice::<T>(b_panels * kc_cur * nr);
+            pack_b_panels(
+                &b.submatrix(pc, jc, kc_cur, nc_cur),
+                nr,
+                0..b_panels,
+                bp,
+                pack_b,
+            );
+            for ic in (0..m).step_by(mc) {
+                let mc_cur = mc.min(m - ic);
+                let a_panels = mc_cur.div_ceil(mr);
+                let ap = a_buf.as_mut_slice::<T>(a_panels * mr * kc_cur);
+                pack_a_panels(
+                    &a.submatrix(ic, pc, mc_cur, kc_cur),
+                    mr,
+                    0..a_panels,
+                    ap,
+                    pack_a,
+                );
+                for jr in (0..nc_cur).step_by(nr) {
+                    for ir in (0..mc_cur).step_by(mr) {
+                        let tile = Tile {
+                            rows: mr.min(mc_cur - ir),
+                            cols: nr.min(nc_cur - jr),
+                            i: ic + ir,
+                            j: jc + jr,
+                        };
+                        let a_panel = &ap[ir * kc_cur..][..mr * kc_cur];
+                        let b_panel = &bp[jr * kc_cur..][..kc_cur * nr];
+                        compute_tile::<T>(
+                            cntx, alpha, a_panel, b_panel, kc_cur, beta_here, c, tile,
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where a tile of C sits, and how much of it is real (edges are smaller than MR×NR).
+#[derive(Clone, Copy)]
+struct Tile {
+    rows: usize,
+    cols: usize,
+    i: usize,
+    j: usize,
+}
+
+/// One microkernel call: straight into C for a full tile; for an edge tile, into a scratch
+/// MR×NR tile with beta = 0, then merged into C's real part.
+#[allow(clippy::too_many_arguments)]
+fn compute_tile<T: GemmPair<T>>(
+    cntx: &Cntx,
+    alpha: T::Acc,
+    a_panel: &[T],
+    b_panel: &[T],
+    k: usize,
+    beta: T::Acc,
+    c: &mut MatMut<T::Acc>,
+    tile: Tile,
+) {
+    let kernel = T::kernel(cntx);
+    let Blocksizes { mr, nr, .. } = kernel.blocksizes();
+    let full = tile.rows == mr && tile.cols == nr;
+    let mut scratch = [<T::Acc as Element>::zero(); MAX_TILE_ELEMS];
+    let (c_ptr, rs_c, cs_c, kernel_beta) = if full {
+        (
+            c.ptr_at(tile.i, tile.j),
+            c.row_stride(),
+            c.col_stride(),
+            beta,
+        )
+    } else {
+        (
+            scratch.as_mut_ptr(),
+            1,
+            mr as isize,
+            <T::Acc as Element>::zero(),
+        )
+    };
+    let args = GemmUkrArgs {
+        k,
+        alpha,
+        a: a_panel.as_ptr(),
+        b: b_panel.as_ptr(),
+        beta: kernel_beta,
+        c: c_ptr,
+        rs_c,
+        cs_c,
+        a_next: a_panel.as_ptr(),
+        b_next: b_panel.as_ptr(),
+    };
+    // SAFETY: the panels hold MR·k and k·NR packed elements (sliced to that above); the
+    // tile is either a full MR×NR tile inside the exclusively borrowed C, or the scratch
+    // tile (MR·NR ≤ MAX_TILE_ELEMS, validated with the context); the context's kernel runs
+    // on this CPU.
+    unsafe { (kernel.ukr())(&args) };
+    if !full {
+        for j in 0..tile.cols {
+            for i in 0..tile.rows {
+                let p = c.ptr_at(tile.i + i, tile.j + j);
+                let ab = scratch[j * mr + i];
+                // SAFETY: (tile.i + i, tile.j + j) is inside C; beta = 0 does not read it.
+                unsafe { *p = if beta.is_zero() { ab } else { ab + beta * *p } };
+            }
+        }
+    }
+}
