@@ -4,7 +4,7 @@
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
 use crate::config::{Features, SubConfig};
 use crate::kernels::reference;
-use crate::types::{GemmPair, Scalar, c32, c64};
+use crate::types::{GemmPair, Scalar, bf16, c32, c64};
 
 /// The `generic` sub-configuration.
 pub const GENERIC: SubConfig = SubConfig {
@@ -22,11 +22,33 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
         dgemm: reference_kernel::<f64, 4, 4>("reference_f64_4x4", 256, 96, 4096),
         cgemm: reference_kernel::<c32, 4, 4>("reference_c32_4x4", 256, 64, 2048),
         zgemm: reference_kernel::<c64, 4, 2>("reference_c64_4x2", 128, 64, 2048),
+        bgemm: bf16_reference_kernel(),
         // About 64³ multiply-adds per thread: at reference-kernel speed (~30 GFLOPS) that is
         // ~20 µs, several times what waking a parked worker costs.
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 18,
         },
+    }
+}
+
+/// The reference kernel for bf16 × bf16 → f32 (8×4, f32's blocksizes). No gemv or sup
+/// kernel: every bf16 problem takes the packed path.
+fn bf16_reference_kernel() -> GemmKernel<bf16, bf16> {
+    let bs = Blocksizes {
+        mr: 8,
+        nr: 4,
+        kc: 256,
+        mc: 128,
+        nc: 4096,
+    };
+    // SAFETY: portable Rust, instantiated with exactly this entry's MR and NR.
+    unsafe {
+        GemmKernel::new(
+            "reference_b16_8x4",
+            reference::gemm_ukr::<bf16, bf16, 8, 4>,
+            false,
+            bs,
+        )
     }
 }
 
@@ -48,7 +70,7 @@ fn reference_kernel<T: Scalar + GemmPair<T>, const MR: usize, const NR: usize>(
     // SAFETY: the reference kernels are portable Rust (no CPU feature needed); the gemm
     // kernel is instantiated with exactly this entry's MR and NR.
     unsafe {
-        GemmKernel::new(name, reference::gemm_ukr::<T, MR, NR>, false, bs)
+        GemmKernel::new(name, reference::gemm_ukr::<T, T, MR, NR>, false, bs)
             .with_gemv(reference::gemv_ukr::<T>)
     }
 }

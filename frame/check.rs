@@ -36,18 +36,22 @@ impl Rng {
     }
 
     /// A random value of the given class.
-    pub fn value<T: Scalar>(&mut self, values: Values) -> T {
+    pub fn value<T: Element>(&mut self, values: Values) -> T {
         let mut part = || match values {
             Values::SmallIntegers => self.below(9) as f64 - 4.0,
             Values::Uniform => self.uniform(),
         };
         let re = part();
-        let im = if T::IS_COMPLEX { part() } else { 0.0 };
+        let im = if <T::Acc as Scalar>::IS_COMPLEX {
+            part()
+        } else {
+            0.0
+        };
         T::from_parts(re, im)
     }
 
     /// Fills a buffer with random values of the given class.
-    pub fn fill<T: Scalar>(&mut self, values: Values, buf: &mut [T]) {
+    pub fn fill<T: Element>(&mut self, values: Values, buf: &mut [T]) {
         for x in buf {
             *x = self.value(values);
         }
@@ -68,8 +72,14 @@ pub enum Values {
 /// Reference gemm, written as plainly as possible: C := alpha·op(A)·op(B) + beta·C with the
 /// views' op(), scalars and beta, BLAS semantics (beta = 0: C not read; alpha = 0 or k = 0:
 /// A and B not read). Also returns, per element of C in column-major order, the magnitude
-/// `|alpha|·Σ|a_ip||b_pj| + |beta|·|c_ij|` that rounding errors are proportional to.
-pub fn gemm_reference<T: Scalar>(a: &MatRef<T>, b: &MatRef<T>, c: &mut MatMut<T>) -> Vec<f64> {
+/// `|alpha|·Σ|a_ip||b_pj| + |beta|·|c_ij|` that rounding errors are proportional to. A and
+/// B may be of a narrower type than C (bf16 → f32): their elements are widened exactly.
+pub fn gemm_reference<A, B, T>(a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<T>) -> Vec<f64>
+where
+    A: Element<Acc = T>,
+    B: Element<Acc = T>,
+    T: Scalar,
+{
     let alpha = a.scale() * b.scale();
     let beta = c.beta();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
@@ -80,7 +90,7 @@ pub fn gemm_reference<T: Scalar>(a: &MatRef<T>, b: &MatRef<T>, c: &mut MatMut<T>
             let mut abs_sum = 0.0;
             if !alpha.is_zero() {
                 for p in 0..k {
-                    let (x, y) = (a.get(i, p).unwrap(), b.get(p, j).unwrap());
+                    let (x, y) = (a.get(i, p).unwrap().to_acc(), b.get(p, j).unwrap().to_acc());
                     sum = sum + x * y;
                     abs_sum += x.abs1() * y.abs1();
                 }
@@ -227,7 +237,7 @@ pub struct TestMatrix<T> {
     pub cs: isize,
 }
 
-impl<T: Scalar> TestMatrix<T> {
+impl<T: Element> TestMatrix<T> {
     /// A `rows`×`cols` matrix stored as `storage`, every buffer element (padding too) random.
     pub fn random(
         rng: &mut Rng,
@@ -254,12 +264,6 @@ impl<T: Scalar> TestMatrix<T> {
             .expect("layout fits its buffer")
     }
 
-    /// A mutable view of the matrix.
-    pub fn view_mut(&mut self) -> MatMut<'_, T> {
-        MatMut::strided(&mut self.buf, self.rows, self.cols, self.rs, self.cs)
-            .expect("layout fits its buffer")
-    }
-
     /// Buffer index of element (i, j).
     pub fn index(&self, i: usize, j: usize) -> usize {
         let lowest = |d: usize, s: isize| if s < 0 { (d as isize - 1) * -s } else { 0 };
@@ -276,6 +280,14 @@ impl<T: Scalar> TestMatrix<T> {
             }
         }
         inside
+    }
+}
+
+impl<T: Scalar> TestMatrix<T> {
+    /// A mutable view of the matrix (an output: C's element type is a `Scalar`).
+    pub fn view_mut(&mut self) -> MatMut<'_, T> {
+        MatMut::strided(&mut self.buf, self.rows, self.cols, self.rs, self.cs)
+            .expect("layout fits its buffer")
     }
 }
 

@@ -8,7 +8,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TransposeUkr};
-use crate::types::{Element, GemmPair, c32, c64};
+use crate::types::{Element, GemmPair, bf16, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
 /// of a packed panel), MC (rows of packed A), NC (columns of packed B).
@@ -297,6 +297,7 @@ pub struct Cntx {
     pub(crate) dgemm: GemmKernel<f64, f64>,
     pub(crate) cgemm: GemmKernel<c32, c32>,
     pub(crate) zgemm: GemmKernel<c64, c64>,
+    pub(crate) bgemm: GemmKernel<bf16, bf16>,
     pub(crate) threads: ThreadPrefs,
 }
 
@@ -360,6 +361,7 @@ impl Cntx {
         self.dgemm.sup = None;
         self.cgemm.sup = None;
         self.zgemm.sup = None;
+        self.bgemm.sup = None;
         self
     }
 
@@ -376,6 +378,7 @@ impl Cntx {
         set(&mut self.dgemm, limits);
         set(&mut self.cgemm, limits);
         set(&mut self.zgemm, limits);
+        set(&mut self.bgemm, limits);
         self
     }
 
@@ -384,7 +387,8 @@ impl Cntx {
         self.sgemm.validate(self.name)?;
         self.dgemm.validate(self.name)?;
         self.cgemm.validate(self.name)?;
-        self.zgemm.validate(self.name)
+        self.zgemm.validate(self.name)?;
+        self.bgemm.validate(self.name)
     }
 }
 

@@ -112,6 +112,7 @@ fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
         row('d', &cntx.dgemm),
         row('c', &cntx.cgemm),
         row('z', &cntx.zgemm),
+        row('b', &cntx.bgemm),
     ]
 }
 

@@ -1,11 +1,11 @@
 //! Datatypes: what a matrix may hold ([`Element`]), what gemm computes in ([`Scalar`]),
 //! and which A×B combinations have kernels ([`GemmPair`]).
 //!
-//! The layer is built for mixed input/accumulator types from the start. Every element type
-//! names its accumulator (`Element::Acc`): today f32, f64, `c32` and `c64` accumulate in
-//! themselves; bf16 (→ f32) and i8/u8 (→ i32) join later by adding an `Element` impl and a
-//! `GemmPair` impl with a kernel slot in the context ([`crate::cntx::Cntx`]). The loop nest
-//! is generic over the pair `(A, B)` and writes C in `A::Acc`, so it needs no change for them.
+//! The layer is built for mixed input/accumulator types. Every element type names its
+//! accumulator (`Element::Acc`): f32, f64, `c32` and `c64` accumulate in themselves; [`bf16`]
+//! accumulates in f32 (issue #8; i8/u8 → i32 are not there yet). A new type is an `Element`
+//! impl and a `GemmPair` impl with a kernel slot in the context ([`crate::cntx::Cntx`]); the
+//! loop nest is generic over the pair `(A, B)` and writes C in `A::Acc`.
 
 use std::fmt::Debug;
 use std::ops::{Add, Mul, Neg, Sub};
@@ -19,8 +19,13 @@ pub type c32 = num_complex::Complex<f32>;
 #[allow(non_camel_case_types)]
 pub type c64 = num_complex::Complex<f64>;
 
+/// bfloat16 (the `half` crate's): f32's exponent with an 8-bit significand. Products of
+/// two bf16 values are exact in f32, so bf16 gemm accumulates in f32.
+pub use half::bf16;
+
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for super::bf16 {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for super::c32 {}
@@ -36,12 +41,17 @@ pub trait Element: Copy + Send + Sync + Debug + PartialEq + 'static + sealed::Se
     /// The type products of this element are accumulated in, and the type of the scalar a
     /// view of this element carries (alpha's factor).
     type Acc: Scalar;
-    /// BLAS type letter: `s`, `d`, `c`, `z`.
+    /// Type letter: BLAS's `s`, `d`, `c`, `z`, and `b` for bf16.
     const LETTER: char;
     /// The additive identity.
     fn zero() -> Self;
     /// Complex conjugate; the identity for real types.
     fn conj(self) -> Self;
+    /// The value in the accumulator type (exact: every element converts without rounding).
+    fn to_acc(self) -> Self::Acc;
+    /// The nearest value of this type to `re + im·i` (`im` ignored for real types): how
+    /// tests and scalars build values generically.
+    fn from_parts(re: f64, im: f64) -> Self;
 }
 
 /// A type gemm computes in: the type of C, of alpha and beta, and of the accumulator.
@@ -59,9 +69,6 @@ pub trait Scalar:
     const UNIT_ROUNDOFF: f64;
     /// The multiplicative identity.
     fn one() -> Self;
-    /// Builds a value from real and imaginary parts (the imaginary part is ignored for real
-    /// types). Used to build test data and scalars generically.
-    fn from_parts(re: f64, im: f64) -> Self;
     /// `|re| + |im|` as f64: the magnitude used by error bounds.
     fn abs1(self) -> f64;
     /// Whether any part is NaN.
@@ -96,15 +103,18 @@ macro_rules! real_scalar {
             fn conj(self) -> Self {
                 self
             }
+            fn to_acc(self) -> Self {
+                self
+            }
+            fn from_parts(re: f64, _im: f64) -> Self {
+                re as $t
+            }
         }
         impl Scalar for $t {
             const IS_COMPLEX: bool = false;
             const UNIT_ROUNDOFF: f64 = <$t>::EPSILON as f64 / 2.0;
             fn one() -> Self {
                 1.0
-            }
-            fn from_parts(re: f64, _im: f64) -> Self {
-                re as $t
             }
             fn abs1(self) -> f64 {
                 self.abs() as f64
@@ -127,15 +137,18 @@ macro_rules! complex_scalar {
             fn conj(self) -> Self {
                 <$t>::new(self.re, -self.im)
             }
+            fn to_acc(self) -> Self {
+                self
+            }
+            fn from_parts(re: f64, im: f64) -> Self {
+                <$t>::new(re as $re, im as $re)
+            }
         }
         impl Scalar for $t {
             const IS_COMPLEX: bool = true;
             const UNIT_ROUNDOFF: f64 = <$re>::EPSILON as f64 / 2.0;
             fn one() -> Self {
                 <$t>::new(1.0, 0.0)
-            }
-            fn from_parts(re: f64, im: f64) -> Self {
-                <$t>::new(re as $re, im as $re)
             }
             fn abs1(self) -> f64 {
                 self.re.abs() as f64 + self.im.abs() as f64
@@ -160,6 +173,32 @@ impl GemmPair<f32> for f32 {
         &mut cntx.sgemm
     }
 }
+impl Element for bf16 {
+    type Acc = f32;
+    const LETTER: char = 'b';
+    fn zero() -> Self {
+        bf16::ZERO
+    }
+    fn conj(self) -> Self {
+        self
+    }
+    fn to_acc(self) -> f32 {
+        self.to_f32()
+    }
+    fn from_parts(re: f64, _im: f64) -> Self {
+        bf16::from_f64(re)
+    }
+}
+
+impl GemmPair<bf16> for bf16 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<bf16, bf16> {
+        &cntx.bgemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<bf16, bf16> {
+        &mut cntx.bgemm
+    }
+}
+
 impl GemmPair<f64> for f64 {
     fn kernel(cntx: &Cntx) -> &GemmKernel<f64, f64> {
         &cntx.dgemm

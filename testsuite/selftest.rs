@@ -28,7 +28,7 @@ unsafe fn broken_dgemm(args: &GemmUkrArgs<f64, f64>) {
         b_next: args.b_next,
     };
     // SAFETY: the same tile with a shorter k reads a prefix of the same panels.
-    unsafe { gemm_ukr::<f64, MR, NR>(&shorter) }
+    unsafe { gemm_ukr::<f64, f64, MR, NR>(&shorter) }
 }
 
 /// `cntx` with the broken dgemm kernel.

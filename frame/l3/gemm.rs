@@ -378,7 +378,7 @@ mod tests {
     unsafe fn recording_ukr(args: &GemmUkrArgs<f64, f64>) {
         LAST_C_STRIDES.set((args.rs_c, args.cs_c));
         // SAFETY: same contract, same MR×NR.
-        unsafe { reference::gemm_ukr::<f64, 4, 4>(args) }
+        unsafe { reference::gemm_ukr::<f64, f64, 4, 4>(args) }
     }
 
     fn context_preferring(rows: bool) -> Cntx {
@@ -466,7 +466,7 @@ mod tests {
         crate::gemm_ex(&av, &av, &mut cv, Some(&four)).unwrap();
         assert_eq!(c, [7.0, 10.0, 15.0, 22.0]);
         // SAFETY: same contract, same MR×NR.
-        unsafe { reference::gemm_ukr::<f64, 4, 4>(args) }
+        unsafe { reference::gemm_ukr::<f64, f64, 4, 4>(args) }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Reference gemm microkernel: C := alpha·Ap·Bp + beta·C on one MR×NR tile.
 //!
-//! * dtypes: every [`Scalar`] (f32, f64, c32, c64), A, B and C of the same type.
+//! * dtypes: A and B of any [`Element`] types sharing an accumulator, C in it: f32, f64,
+//!   c32, c64 (all the same type) and bf16 × bf16 → f32 (elements widened exactly).
 //! * MR×NR: const parameters; the `generic` configuration picks them per dtype.
 //! * CPU features: none (portable Rust; the compiler may vectorize it for the baseline).
 //! * Packed layouts: the contract in `kernels/mod.rs` (A column-major MR-panels, B row-major
@@ -9,14 +10,18 @@
 //! * No prefetching; `a_next`/`b_next` are ignored.
 
 use crate::kernels::GemmUkrArgs;
-use crate::types::Scalar;
+use crate::types::{Element, Scalar};
 
 /// The reference microkernel for an MR×NR tile.
 ///
 /// # Safety
 /// The [`crate::kernels::GemmUkr`] contract, with this MR and NR.
-pub unsafe fn gemm_ukr<T: Scalar, const MR: usize, const NR: usize>(args: &GemmUkrArgs<T, T>) {
-    let mut ab = [[T::zero(); NR]; MR];
+pub unsafe fn gemm_ukr<A, B, const MR: usize, const NR: usize>(args: &GemmUkrArgs<A, B>)
+where
+    A: Element,
+    B: Element<Acc = A::Acc>,
+{
+    let mut ab = [[<A::Acc as Element>::zero(); NR]; MR];
     for p in 0..args.k {
         // SAFETY: the contract gives MR*k elements at `a` and k*NR at `b`.
         let (a, b) = unsafe {
@@ -27,7 +32,7 @@ pub unsafe fn gemm_ukr<T: Scalar, const MR: usize, const NR: usize>(args: &GemmU
         };
         for (row, &ai) in ab.iter_mut().zip(a) {
             for (acc, &bj) in row.iter_mut().zip(b) {
-                *acc = *acc + ai * bj;
+                *acc = *acc + ai.to_acc() * bj.to_acc();
             }
         }
     }
@@ -82,7 +87,7 @@ mod tests {
             b_next: b.as_ptr(),
         };
         // SAFETY: buffers sized for MR×k, k×NR and an MR×NR row-major C.
-        unsafe { gemm_ukr::<f64, MR, NR>(&args) };
+        unsafe { gemm_ukr::<f64, f64, MR, NR>(&args) };
         for i in 0..MR {
             for j in 0..NR {
                 let want: f64 = (0..k)
