@@ -1,23 +1,24 @@
 //! Criterion benchmarks of gemm for regression tracking, in the configuration the process
-//! chose (`BLIS_ARCH_TYPE` forces one): square sizes per dtype on one thread (`*gemm_nn_ccc`),
+//! chose (`BLIS_ARCH_TYPE` forces one): square sizes per dtype on one thread (`*gemm_nn_ccc`;
+//! `bgemm` is bf16 × bf16 → f32),
 //! and 1 against 2 threads on a large square and a k-dominant shape (`threads_*`).
 //! Run: `cargo bench --bench gemm`. Figures and comparisons: `docs/Performance.md`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use oxblis::check::{Rng, Values};
-use oxblis::{GemmPair, MatMut, MatRef, Rntm, Scalar, c32, c64, gemm_ex};
+use oxblis::{Element, GemmPair, MatMut, MatRef, Rntm, Scalar, bf16, c32, c64, gemm_ex};
 
-fn bench_dtype<T: Scalar + GemmPair<T>>(c: &mut Criterion, sizes: &[usize]) {
+fn bench_dtype<T: GemmPair<T>>(c: &mut Criterion, sizes: &[usize]) {
     let mut group = c.benchmark_group(format!("{}gemm_nn_ccc", T::LETTER));
     group.sample_size(10);
     let mut rng = Rng::new(1);
     for &n in sizes {
         let mut a = vec![T::zero(); n * n];
         let mut b = vec![T::zero(); n * n];
-        let mut cbuf = vec![T::zero(); n * n];
+        let mut cbuf = vec![<T::Acc as Element>::zero(); n * n];
         rng.fill(Values::Uniform, &mut a);
         rng.fill(Values::Uniform, &mut b);
-        let flops_per_fma = if T::IS_COMPLEX { 8 } else { 2 };
+        let flops_per_fma = if <T::Acc as Scalar>::IS_COMPLEX { 8 } else { 2 };
         // Criterion reports "elements/s"; with flops as elements, that reads as flop/s.
         group.throughput(Throughput::Elements((flops_per_fma * n * n * n) as u64));
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |bench, &n| {
@@ -38,6 +39,7 @@ fn gemm(c: &mut Criterion) {
     bench_dtype::<f64>(c, &[32, 128, 512]);
     bench_dtype::<c32>(c, &[32, 128, 256]);
     bench_dtype::<c64>(c, &[32, 128, 256]);
+    bench_dtype::<bf16>(c, &[32, 128, 512]);
 }
 
 /// m×n×k with 1 and 2 threads (automatic ways), column-major NN.

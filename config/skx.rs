@@ -54,6 +54,9 @@ fn context() -> Cntx {
             GemmKernel::new("skx_c64_8x6", skx::gemm_c64_8x6, false, z),
         )
     };
+    // bf16 → f32: the sgemm tile and blocks (the packed bf16 blocks take half the bytes; not
+    // tuned separately). SAFETY: implements GemmUkr for 32×12 with AVX-512 F.
+    let bgemm = unsafe { GemmKernel::new("skx_b16_32x12", skx::gemm_b16_32x12, false, s) };
     // SAFETY: as above, for the sup contract with these tiles.
     let (s_sup, d_sup) = unsafe {
         (
@@ -89,6 +92,7 @@ fn context() -> Cntx {
         // SAFETY: the complex gemv kernel implements GemvUkr with this configuration's
         // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
         zgemm: unsafe { zgemm.with_gemv(skx::gemv_c64) },
+        bgemm,
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },

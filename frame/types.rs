@@ -183,7 +183,8 @@ impl Element for bf16 {
         self
     }
     fn to_acc(self) -> f32 {
-        self.to_f32()
+        // Exact widening (bf16 is the upper half of an f32), as the kernels do it.
+        f32::from_bits(u32::from(self.to_bits()) << 16)
     }
     fn from_parts(re: f64, _im: f64) -> Self {
         bf16::from_f64(re)

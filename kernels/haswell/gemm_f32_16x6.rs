@@ -20,5 +20,5 @@ use crate::kernels::x86::simd::Ymm32;
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn gemm_f32_16x6(args: &GemmUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Ymm32, 2, 6>(args) }
+    unsafe { gemm_real::<Ymm32, f32, 2, 6>(args) }
 }

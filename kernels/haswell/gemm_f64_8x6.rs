@@ -20,5 +20,5 @@ use crate::kernels::x86::simd::Ymm64;
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn gemm_f64_8x6(args: &GemmUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Ymm64, 2, 6>(args) }
+    unsafe { gemm_real::<Ymm64, f64, 2, 6>(args) }
 }

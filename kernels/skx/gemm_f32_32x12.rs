@@ -20,5 +20,5 @@ use crate::kernels::x86::simd::Zmm32;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_f32_32x12(args: &GemmUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Zmm32, 2, 12>(args) }
+    unsafe { gemm_real::<Zmm32, f32, 2, 12>(args) }
 }

@@ -20,5 +20,5 @@ use crate::kernels::x86::simd::Zmm64;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_f64_16x12(args: &GemmUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Zmm64, 2, 12>(args) }
+    unsafe { gemm_real::<Zmm64, f64, 2, 12>(args) }
 }

@@ -1,8 +1,10 @@
 //! The skx kernel set: AVX-512 microkernels (Skylake-X and later Xeons, Ice Lake, Sapphire
 //! Rapids without AMX, Zen 4). Registered by `config/skx.rs`. Each real dtype has a packed
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
-//! problems; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`).
+//! problems; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`); bf16 → f32
+//! has a packed kernel (`gemm_b16_32x12`).
 
+mod gemm_b16_32x12;
 mod gemm_c32_16x6;
 mod gemm_c64_8x6;
 mod gemm_f32_32x12;
@@ -14,6 +16,7 @@ mod gemv_f64;
 mod sup_f32_32x12;
 mod sup_f64_16x12;
 
+pub use gemm_b16_32x12::gemm_b16_32x12;
 pub use gemm_c32_16x6::gemm_c32_16x6;
 pub use gemm_c64_8x6::gemm_c64_8x6;
 pub use gemm_f32_32x12::gemm_f32_32x12;

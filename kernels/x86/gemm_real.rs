@@ -9,10 +9,13 @@
 //! order and are left to the hardware prefetcher. C: columns are vector loads/stores when
 //! C's row stride is 1, a stack tile then elements one by one otherwise. beta == 0: C is
 //! not read.
+//!
+//! The packed element type `E` may be narrower than the register's ([`Packed`]): bf16 panels
+//! are widened to f32 as they are loaded (`kernels/skx/gemm_b16_32x12.rs`).
 
 use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
 
-use crate::kernels::x86::simd::Simd;
+use crate::kernels::x86::simd::{Packed, Simd};
 use crate::kernels::{GemmUkrArgs, MAX_TILE_ELEMS};
 use crate::types::{Element, Scalar};
 
@@ -22,10 +25,11 @@ use crate::types::{Element, Scalar};
 /// The `GemmUkr` contract for (MV·LANES)×NR tiles, called from a function compiled with
 /// `V`'s target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn gemm_real<V: Simd, const MV: usize, const NR: usize>(
-    args: &GemmUkrArgs<V::Elem, V::Elem>,
+pub(crate) unsafe fn gemm_real<V: Simd, E, const MV: usize, const NR: usize>(
+    args: &GemmUkrArgs<E, E>,
 ) where
     V::Elem: Scalar,
+    E: Packed<V> + Element<Acc = V::Elem>,
 {
     let mr = MV * V::LANES;
     // SAFETY: the contract gives MR·k readable elements at `a`, k·NR at `b`, and a writable
@@ -46,14 +50,14 @@ pub(crate) unsafe fn gemm_real<V: Simd, const MV: usize, const NR: usize>(
         let mut acc = [[V::zero(); MV]; NR];
         let (mut a, mut b) = (args.a, args.b);
         for _ in 0..args.k {
-            let a0 = V::load(a);
+            let a0 = E::load_vec(a);
             let a1 = if MV == 2 {
-                V::load(a.add(V::LANES))
+                E::load_vec(a.add(V::LANES))
             } else {
                 a0
             };
             for (j, acc_j) in acc.iter_mut().enumerate() {
-                let bj = V::splat(*b.add(j));
+                let bj = E::splat_from(b.add(j));
                 acc_j[0] = V::fma(a0, bj, acc_j[0]);
                 if MV == 2 {
                     acc_j[MV - 1] = V::fma(a1, bj, acc_j[MV - 1]);
