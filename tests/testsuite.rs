@@ -46,6 +46,7 @@ fn the_default_run_passes() {
         "sgemm_",
         "dgemm_",
         "cgemm_",
+        "bgemm_tn_",
         "zgemm_cr_",
         "_crg ",
         "2.1.1.1.1",

@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
-use oxblis::{Cntx, GemmPair, MatRef, Rntm, Scalar, gemm_with_cntx};
+use oxblis::{Cntx, Element, GemmPair, MatRef, Rntm, Scalar, gemm_with_cntx};
 
 use crate::input::ScalarClass;
 
@@ -42,7 +42,7 @@ pub struct GemmCase {
 
 impl GemmCase {
     /// The BLIS-style name, e.g. `sgemm_nt_ccr`.
-    pub fn name<T: Scalar>(&self) -> String {
+    pub fn name<T: Element>(&self) -> String {
         let [c, a, b] = self.storage;
         format!(
             "{}gemm_{}{}_{}{}{}",
@@ -93,7 +93,7 @@ fn scalar<T: Scalar>(class: ScalarClass, rng: &mut Rng, values: Values) -> T {
 }
 
 /// Runs one test.
-pub fn run<T: Scalar + GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -> GemmResult {
+pub fn run<T: GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -> GemmResult {
     let GemmCase { m, n, k, .. } = *case;
     let [st_c, st_a, st_b] = case.storage;
     let mut rng = Rng::new(case.seed);
@@ -101,12 +101,12 @@ pub fn run<T: Scalar + GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -
     let (b_rows, b_cols) = case.op_b.stored_shape(k, n);
     let a = TestMatrix::<T>::random(&mut rng, case.values, a_rows, a_cols, st_a);
     let b = TestMatrix::<T>::random(&mut rng, case.values, b_rows, b_cols, st_b);
-    let mut c = TestMatrix::<T>::random(&mut rng, case.values, m, n, st_c);
-    let alpha: T = scalar(case.alpha, &mut rng, case.values);
-    let beta: T = scalar(case.beta, &mut rng, case.values);
+    let mut c = TestMatrix::<T::Acc>::random(&mut rng, case.values, m, n, st_c);
+    let alpha: T::Acc = scalar(case.alpha, &mut rng, case.values);
+    let beta: T::Acc = scalar(case.beta, &mut rng, case.values);
     if beta.is_zero() {
         // beta = 0 means C is not read: NaN in it must not survive.
-        let nan = T::from_parts(f64::NAN, f64::NAN);
+        let nan = <T::Acc as Element>::from_parts(f64::NAN, f64::NAN);
         for j in 0..n {
             for i in 0..m {
                 let idx = c.index(i, j);
@@ -143,7 +143,11 @@ pub fn run<T: Scalar + GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -
     }
     // alpha = 0 multiplies nothing: no rate to report.
     let products = if alpha.is_zero() { 0 } else { m * n * k };
-    let flops = if T::IS_COMPLEX { 8.0 } else { 2.0 } * products as f64;
+    let flops = if <T::Acc as Scalar>::IS_COMPLEX {
+        8.0
+    } else {
+        2.0
+    } * products as f64;
     let gflops = if flops == 0.0 {
         0.0
     } else {
@@ -184,9 +188,9 @@ pub fn run<T: Scalar + GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -
 /// i-th element differs from the exact one by at most (k+2)·u·Σ_j M_ij|x_j|, which is
 /// |alpha|·|op(A)|·(|op(B)|·|x|) + |beta|·|C_old|·|x| — computable in the same passes —
 /// plus the probe's own rounding. The residual is the largest difference over that bound.
-fn probe<T: Scalar>(
-    a: &MatRef<T>,
-    b: &MatRef<T>,
+fn probe<E: Element<Acc = T>, T: Scalar>(
+    a: &MatRef<E>,
+    b: &MatRef<E>,
     beta: T,
     c_old: &TestMatrix<T>,
     c_new: &TestMatrix<T>,
@@ -195,7 +199,7 @@ fn probe<T: Scalar>(
     let alpha = a.scale() * b.scale();
     let (m, n, k) = (c_new.rows, c_new.cols, a.ncols());
     let x: Vec<T> = (0..n).map(|_| rng.value(Values::Uniform)).collect();
-    let at = |mat: &MatRef<T>, i, j| mat.get(i, j).expect("in range");
+    let at = |mat: &MatRef<E>, i, j| mat.get(i, j).expect("in range").to_acc();
     // t = op(B)·x and its magnitude.
     let mut t = vec![T::zero(); k];
     let mut t_mag = vec![0.0f64; k];

@@ -250,10 +250,13 @@ pub fn parse_general(file: &str, text: &str) -> Result<General, InputError> {
         "storage combinations of C, A, B: three letters each from c r g v ? (e.g. ccc crg)",
         |s| all(s, storage_combos),
     )?;
-    let dtypes = r.next("datatypes: letters from s d c z (e.g. sdcz)", |s| {
-        let d: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
-        (!d.is_empty() && d.iter().all(|c| "sdcz".contains(*c))).then_some(d)
-    })?;
+    let dtypes = r.next(
+        "datatypes: letters from s d c z b (b = bf16 → f32; e.g. sdczb)",
+        |s| {
+            let d: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+            (!d.is_empty() && d.iter().all(|c| "sdczb".contains(*c))).then_some(d)
+        },
+    )?;
     let sizes = r.next(
         "problem sizes: integers or ranges first-max:step (e.g. 0 1 7 64-256:64)",
         |s| all(s, sizes),

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use oxblis::check::Op;
-use oxblis::{Cntx, GemmPair, Scalar, c32, c64};
+use oxblis::{Cntx, GemmPair, bf16, c32, c64};
 
 use crate::gemm_test::{GemmCase, Outcome};
 use crate::input::{General, Operation, OperationKind, Threads, parse_general, parse_operations};
@@ -213,7 +213,7 @@ fn jobs(general: &General, operations: &[Operation], n_contexts: usize) -> Vec<J
     out
 }
 
-fn run_job<T: Scalar + GemmPair<T>>(job: &Job, cntx: &Cntx) -> TestLine {
+fn run_job<T: GemmPair<T>>(job: &Job, cntx: &Cntx) -> TestLine {
     let result = gemm_test::run::<T>(&job.case, cntx, &job.threads.rntm());
     TestLine {
         config: cntx.name().to_string(),
@@ -229,7 +229,8 @@ fn run_one(job: &Job, cntx: &Cntx) -> TestLine {
         's' => run_job::<f32>(job, cntx),
         'd' => run_job::<f64>(job, cntx),
         'c' => run_job::<c32>(job, cntx),
-        _ => run_job::<c64>(job, cntx),
+        'z' => run_job::<c64>(job, cntx),
+        _ => run_job::<bf16>(job, cntx),
     }
 }
 
