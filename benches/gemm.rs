@@ -1,6 +1,6 @@
 //! Criterion benchmarks of gemm for regression tracking, in the configuration the process
 //! chose (`BLIS_ARCH_TYPE` forces one): square sizes per dtype on one thread (`*gemm_nn_ccc`;
-//! `bgemm` is bf16 × bf16 → f32),
+//! `bgemm` is bf16 × bf16 → f32, `igemm` i8 × i8 → i32),
 //! and 1 against 2 threads on a large square and a k-dominant shape (`threads_*`).
 //! Run: `cargo bench --bench gemm`. Figures and comparisons: `docs/Performance.md`.
 
@@ -40,6 +40,7 @@ fn gemm(c: &mut Criterion) {
     bench_dtype::<c32>(c, &[32, 128, 256]);
     bench_dtype::<c64>(c, &[32, 128, 256]);
     bench_dtype::<bf16>(c, &[32, 128, 512]);
+    bench_dtype::<i8>(c, &[32, 128, 512]);
 }
 
 /// m×n×k with 1 and 2 threads (automatic ways), column-major NN.

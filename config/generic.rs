@@ -23,6 +23,7 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
         cgemm: reference_kernel::<c32, 4, 4>("reference_c32_4x4", 256, 64, 2048),
         zgemm: reference_kernel::<c64, 4, 2>("reference_c64_4x2", 128, 64, 2048),
         bgemm: bf16_reference_kernel(),
+        igemm: i8_reference_kernel(),
         // About 64³ multiply-adds per thread: at reference-kernel speed (~30 GFLOPS) that is
         // ~20 µs, several times what waking a parked worker costs.
         threads: ThreadPrefs {
@@ -46,6 +47,26 @@ fn bf16_reference_kernel() -> GemmKernel<bf16, bf16> {
         GemmKernel::new(
             "reference_b16_8x4",
             reference::gemm_ukr::<bf16, bf16, 8, 4>,
+            false,
+            bs,
+        )
+    }
+}
+
+/// The reference kernel for i8 × i8 → i32 (wrapping), 8×4. No gemv or sup kernel.
+fn i8_reference_kernel() -> GemmKernel<i8, i8> {
+    let bs = Blocksizes {
+        mr: 8,
+        nr: 4,
+        kc: 512,
+        mc: 128,
+        nc: 4096,
+    };
+    // SAFETY: portable Rust, instantiated with exactly this entry's MR and NR.
+    unsafe {
+        GemmKernel::new(
+            "reference_i8_8x4",
+            reference::gemm_ukr::<i8, i8, 8, 4>,
             false,
             bs,
         )

@@ -298,6 +298,7 @@ pub struct Cntx {
     pub(crate) cgemm: GemmKernel<c32, c32>,
     pub(crate) zgemm: GemmKernel<c64, c64>,
     pub(crate) bgemm: GemmKernel<bf16, bf16>,
+    pub(crate) igemm: GemmKernel<i8, i8>,
     pub(crate) threads: ThreadPrefs,
 }
 
@@ -362,6 +363,7 @@ impl Cntx {
         self.cgemm.sup = None;
         self.zgemm.sup = None;
         self.bgemm.sup = None;
+        self.igemm.sup = None;
         self
     }
 
@@ -379,6 +381,7 @@ impl Cntx {
         set(&mut self.cgemm, limits);
         set(&mut self.zgemm, limits);
         set(&mut self.bgemm, limits);
+        set(&mut self.igemm, limits);
         self
     }
 
@@ -388,7 +391,8 @@ impl Cntx {
         self.dgemm.validate(self.name)?;
         self.cgemm.validate(self.name)?;
         self.zgemm.validate(self.name)?;
-        self.bgemm.validate(self.name)
+        self.bgemm.validate(self.name)?;
+        self.igemm.validate(self.name)
     }
 }
 

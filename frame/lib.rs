@@ -53,7 +53,7 @@ pub use gks::{context, context_named, runtime_report, supported_contexts};
 pub use report::{ConfigStatus, KernelStatus, RuntimeReport};
 pub use rntm::{MAX_THREADS, Rntm, Threading, Ways};
 pub use thread::defaults::{set_num_threads, set_ways, thread_defaults, thread_env_warnings};
-pub use types::{Element, GemmPair, Scalar, bf16, c32, c64};
+pub use types::{Element, GemmPair, I32Acc, Scalar, bf16, c32, c64};
 pub use view::{MatMut, MatRef};
 
 // The Rust examples in the README and docs/ are compiled and run as doctests, so the pages

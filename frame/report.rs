@@ -113,6 +113,7 @@ fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
         row('c', &cntx.cgemm),
         row('z', &cntx.zgemm),
         row('b', &cntx.bgemm),
+        row('i', &cntx.igemm),
     ]
 }
 

@@ -3,7 +3,8 @@
 //!
 //! The layer is built for mixed input/accumulator types. Every element type names its
 //! accumulator (`Element::Acc`): f32, f64, `c32` and `c64` accumulate in themselves; [`bf16`]
-//! accumulates in f32 (issue #8; i8/u8 → i32 are not there yet). A new type is an `Element`
+//! accumulates in f32, and i8 in [`I32Acc`], a wrapping 32-bit integer (issue #8; u8 × i8 is
+//! not there yet). A new type is an `Element`
 //! impl and a `GemmPair` impl with a kernel slot in the context ([`crate::cntx::Cntx`]); the
 //! loop nest is generic over the pair `(A, B)` and writes C in `A::Acc`.
 
@@ -23,9 +24,17 @@ pub type c64 = num_complex::Complex<f64>;
 /// two bf16 values are exact in f32, so bf16 gemm accumulates in f32.
 pub use half::bf16;
 
+/// The accumulator and C type of int8 gemm: a 32-bit integer whose arithmetic wraps modulo
+/// 2^32 (two's complement) on overflow, in every build, as the hardware's `vpdpbusd` does.
+/// Products of two i8 values need 15 bits, so a sum of k of them cannot overflow for k ≤ 2^17;
+/// beyond that, and with large alpha or beta, results wrap instead of panicking.
+pub type I32Acc = std::num::Wrapping<i32>;
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for super::bf16 {}
+    impl Sealed for i8 {}
+    impl Sealed for super::I32Acc {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
     impl Sealed for super::c32 {}
@@ -158,6 +167,66 @@ macro_rules! complex_scalar {
             }
         }
     };
+}
+
+impl Element for I32Acc {
+    type Acc = I32Acc;
+    const LETTER: char = 'w';
+    fn zero() -> Self {
+        std::num::Wrapping(0)
+    }
+    fn conj(self) -> Self {
+        self
+    }
+    fn to_acc(self) -> Self {
+        self
+    }
+    fn from_parts(re: f64, _im: f64) -> Self {
+        // Rounded to nearest; `as` saturates out-of-range values (and maps NaN to 0).
+        std::num::Wrapping(re.round() as i32)
+    }
+}
+
+impl Scalar for I32Acc {
+    const IS_COMPLEX: bool = false;
+    /// Integer arithmetic is exact (modulo 2^32): results are compared for equality.
+    const UNIT_ROUNDOFF: f64 = 0.0;
+    fn one() -> Self {
+        std::num::Wrapping(1)
+    }
+    fn abs1(self) -> f64 {
+        f64::from(self.0).abs()
+    }
+    fn has_nan(self) -> bool {
+        false
+    }
+}
+
+impl Element for i8 {
+    type Acc = I32Acc;
+    const LETTER: char = 'i';
+    fn zero() -> Self {
+        0
+    }
+    fn conj(self) -> Self {
+        self
+    }
+    fn to_acc(self) -> I32Acc {
+        std::num::Wrapping(i32::from(self))
+    }
+    fn from_parts(re: f64, _im: f64) -> Self {
+        // Rounded to nearest, saturating at -128 and 127.
+        re.round() as i8
+    }
+}
+
+impl GemmPair<i8> for i8 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<i8, i8> {
+        &cntx.igemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<i8, i8> {
+        &mut cntx.igemm
+    }
 }
 
 real_scalar!(f32, 's');

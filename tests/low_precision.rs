@@ -1,29 +1,36 @@
-//! bf16 × bf16 → f32 gemm against the reference, on every configuration this machine
-//! supports (forced), with tiny cache blocks so small sizes cross every block boundary: op(A)
-//! and op(B) in {n, t}, storage of C, A, B in {column, row, general, negative strides},
-//! alpha/beta classes including 0 (beta = 0 with NaN in C), sizes around MR, NR and the
-//! blocks, 0 and 1, and thread layouts. bf16 products are exact in f32, so the only rounding
-//! is f32 accumulation: results must be within f32's bound (`oxblis::check::tolerance`).
+//! Low-precision gemm against the reference, on every configuration this machine supports
+//! (forced), with tiny cache blocks so small sizes cross every block boundary: op(A) and
+//! op(B) in {n, t}, storage of C, A, B in {column, row, general, negative strides},
+//! alpha/beta classes including 0 (beta = 0 with NaN in C for bf16), sizes around MR, NR and
+//! the blocks, 0 and 1, and thread layouts.
+//!
+//! * bf16 × bf16 → f32: products are exact in f32, so the only rounding is f32 accumulation:
+//!   results within f32's bound (`oxblis::check::tolerance`), exact for integer data.
+//! * i8 × i8 → `I32Acc`: exact, always; overflow wraps modulo 2^32 (checked against i64
+//!   arithmetic reduced by hand).
 
 mod harness;
 
 use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
-use oxblis::{Cntx, Rntm, Ways, bf16, gemm_with_cntx};
+use oxblis::{
+    Cntx, Element, GemmPair, I32Acc, MatMut, MatRef, Rntm, Scalar, Ways, bf16, gemm, gemm_with_cntx,
+};
 
-struct BCase {
+struct LpCase {
     m: usize,
     n: usize,
     k: usize,
     op_a: Op,
     op_b: Op,
     storage: [Storage; 3],
-    alpha: f32,
-    beta: f32,
+    alpha: f64,
+    beta: f64,
 }
 
-fn check(cntx: &Cntx, rntm: Option<&Rntm>, case: &BCase, seed: u64) {
+fn check<T: GemmPair<T>>(cntx: &Cntx, rntm: Option<&Rntm>, case: &LpCase, seed: u64) {
     let mut rng = Rng::new(seed);
-    let values = if seed.is_multiple_of(2) {
+    let exact_type = <T::Acc as Scalar>::UNIT_ROUNDOFF == 0.0;
+    let values = if seed.is_multiple_of(2) && !exact_type {
         Values::Uniform
     } else {
         Values::SmallIntegers
@@ -31,27 +38,39 @@ fn check(cntx: &Cntx, rntm: Option<&Rntm>, case: &BCase, seed: u64) {
     let [st_c, st_a, st_b] = case.storage;
     let (ar, ac) = case.op_a.stored_shape(case.m, case.k);
     let (br, bc) = case.op_b.stored_shape(case.k, case.n);
-    let a = TestMatrix::<bf16>::random(&mut rng, values, ar, ac, st_a);
-    let b = TestMatrix::<bf16>::random(&mut rng, values, br, bc, st_b);
-    let mut c = TestMatrix::<f32>::random(&mut rng, values, case.m, case.n, st_c);
-    if case.beta == 0.0 {
+    let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, st_a);
+    let b = TestMatrix::<T>::random(&mut rng, values, br, bc, st_b);
+    let mut c = TestMatrix::<T::Acc>::random(&mut rng, values, case.m, case.n, st_c);
+    let (alpha, beta) = (
+        <T::Acc as Element>::from_parts(case.alpha, 0.0),
+        <T::Acc as Element>::from_parts(case.beta, 0.0),
+    );
+    if beta.is_zero() {
+        // NaN for float C (integer C cannot hold one: a large value instead).
+        let poison = <T::Acc as Element>::from_parts(f64::NAN, 0.0);
+        let poison = if exact_type {
+            <T::Acc as Element>::from_parts(1e9, 0.0)
+        } else {
+            poison
+        };
         for j in 0..case.n {
             for i in 0..case.m {
                 let idx = c.index(i, j);
-                c.buf[idx] = f32::NAN;
+                c.buf[idx] = poison;
             }
         }
     }
     let original = c.buf.clone();
     let mut want = c.clone();
-    let av = case.op_a.apply(a.view()).scaled(case.alpha);
+    let av = case.op_a.apply(a.view()).scaled(alpha);
     let bv = case.op_b.apply(b.view());
-    gemm_with_cntx(&av, &bv, &mut c.view_mut().with_beta(case.beta), cntx, rntm).unwrap();
-    let magnitude = gemm_reference(&av, &bv, &mut want.view_mut().with_beta(case.beta));
+    gemm_with_cntx(&av, &bv, &mut c.view_mut().with_beta(beta), cntx, rntm).unwrap();
+    let magnitude = gemm_reference(&av, &bv, &mut want.view_mut().with_beta(beta));
     let cmp = compare(&c, &want, &original, &magnitude, case.k);
     let what = format!(
-        "{} bgemm_{}{} {}×{}×{} storage {:?} alpha {} beta {} values {values:?}",
+        "{} {}gemm_{}{} {}×{}×{} storage {:?} alpha {} beta {} values {values:?}",
         cntx.name(),
+        T::LETTER,
         case.op_a.letter(),
         case.op_b.letter(),
         case.m,
@@ -63,7 +82,7 @@ fn check(cntx: &Cntx, rntm: Option<&Rntm>, case: &BCase, seed: u64) {
     );
     assert_eq!(cmp.wrote_outside, None, "{what}: wrote outside C");
     assert!(cmp.residual <= 1.0, "{what}: residual {}", cmp.residual);
-    if values == Values::SmallIntegers {
+    if values == Values::SmallIntegers || exact_type {
         // Integers in [-4, 4]: products and sums are exact in f32 at these sizes.
         let exact = (0..case.n)
             .all(|j| (0..case.m).all(|i| c.buf[c.index(i, j)] == want.buf[want.index(i, j)]));
@@ -71,16 +90,16 @@ fn check(cntx: &Cntx, rntm: Option<&Rntm>, case: &BCase, seed: u64) {
     }
 }
 
-/// Every supported configuration, as is and with bf16 blocks shrunk to KC = 3, MC = 2·MR,
+/// Every supported configuration, as is and with `T`'s blocks shrunk to KC = 3, MC = 2·MR,
 /// NC = 2·NR.
-fn contexts() -> Vec<Cntx> {
+fn contexts<T: GemmPair<T>>() -> Vec<Cntx> {
     harness::contexts_with_tiny_blocks()
         .into_iter()
         .flat_map(|(cntx, _)| {
-            let bs = cntx.kernel::<bf16, bf16>().blocksizes();
+            let bs = cntx.kernel::<T, T>().blocksizes();
             let tiny = cntx
                 .clone()
-                .with_blocksizes::<bf16, bf16>(3, 2 * bs.mr, 2 * bs.nr)
+                .with_blocksizes::<T, T>(3, 2 * bs.mr, 2 * bs.nr)
                 .unwrap();
             [cntx, tiny]
         })
@@ -89,9 +108,18 @@ fn contexts() -> Vec<Cntx> {
 
 #[test]
 fn bf16_matches_the_reference_over_the_grid() {
+    grid::<bf16>();
+}
+
+#[test]
+fn i8_matches_the_reference_exactly_over_the_grid() {
+    grid::<i8>();
+}
+
+fn grid<T: GemmPair<T>>() {
     let mut seed = 0;
-    for cntx in contexts() {
-        let bs = cntx.kernel::<bf16, bf16>().blocksizes();
+    for cntx in contexts::<T>() {
+        let bs = cntx.kernel::<T, T>().blocksizes();
         let sizes = [0, 1, bs.mr - 1, bs.mr + 1, bs.nr + 1, 2 * bs.mr + 3, 37];
         for op_a in [Op::N, Op::T] {
             for op_b in [Op::N, Op::T] {
@@ -107,7 +135,7 @@ fn bf16_matches_the_reference_over_the_grid() {
                             let (n, k) =
                                 (sizes[(m + 3) % sizes.len()], sizes[(m + 5) % sizes.len()]);
                             seed += 1;
-                            let case = BCase {
+                            let case = LpCase {
                                 m,
                                 n,
                                 k,
@@ -117,7 +145,7 @@ fn bf16_matches_the_reference_over_the_grid() {
                                 alpha,
                                 beta,
                             };
-                            check(&cntx, None, &case, seed);
+                            check::<T>(&cntx, None, &case, seed);
                         }
                     }
                 }
@@ -127,7 +155,12 @@ fn bf16_matches_the_reference_over_the_grid() {
 }
 
 #[test]
-fn bf16_with_threads() {
+fn low_precision_with_threads() {
+    threads::<bf16>();
+    threads::<i8>();
+}
+
+fn threads<T: GemmPair<T>>() {
     let layouts = [
         Ways {
             jc: 2,
@@ -152,12 +185,12 @@ fn bf16_with_threads() {
         },
     ];
     let mut seed = 1000;
-    for cntx in contexts() {
+    for cntx in contexts::<T>() {
         for ways in layouts {
             let rntm = Rntm::new().with_ways(ways).unwrap();
             for (m, n, k) in [(1, 1, 1), (40, 33, 20), (64, 9, 70)] {
                 seed += 1;
-                let case = BCase {
+                let case = LpCase {
                     m,
                     n,
                     k,
@@ -167,8 +200,36 @@ fn bf16_with_threads() {
                     alpha: 0.5,
                     beta: -1.0,
                 };
-                check(&cntx, Some(&rntm), &case, seed);
+                check::<T>(&cntx, Some(&rntm), &case, seed);
             }
         }
     }
+}
+
+#[test]
+fn i8_accumulation_wraps_modulo_2_to_the_32() {
+    // 127·127·8 = 129 032, times alpha = 2^20: 1.35e11, far past i32; and beta·C wraps too.
+    let (m, n, k) = (3, 2, 8);
+    let a = vec![127i8; m * k];
+    let b = vec![127i8; k * n];
+    let alpha = std::num::Wrapping(1 << 20);
+    let beta = std::num::Wrapping(3);
+    let mut c = vec![std::num::Wrapping(i32::MAX); m * n];
+    let av = MatRef::col_major(&a, m, k, m).unwrap();
+    let bv = MatRef::col_major(&b, k, n, k).unwrap();
+    gemm(
+        alpha,
+        &av,
+        &bv,
+        beta,
+        &mut MatMut::col_major(&mut c, m, n, m).unwrap(),
+    )
+    .unwrap();
+    let exact = (1i64 << 20) * 127 * 127 * 8 + 3 * i64::from(i32::MAX);
+    let want = exact.rem_euclid(1 << 32) as u32 as i32;
+    assert!(
+        c.iter().all(|&x| x == std::num::Wrapping(want)),
+        "{c:?} vs {want}"
+    );
+    let _: I32Acc = c[0];
 }

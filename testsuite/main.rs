@@ -230,7 +230,8 @@ fn run_one(job: &Job, cntx: &Cntx) -> TestLine {
         'd' => run_job::<f64>(job, cntx),
         'c' => run_job::<c32>(job, cntx),
         'z' => run_job::<c64>(job, cntx),
-        _ => run_job::<bf16>(job, cntx),
+        'b' => run_job::<bf16>(job, cntx),
+        _ => run_job::<i8>(job, cntx),
     }
 }
 

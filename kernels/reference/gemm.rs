@@ -1,7 +1,8 @@
 //! Reference gemm microkernel: C := alpha·Ap·Bp + beta·C on one MR×NR tile.
 //!
 //! * dtypes: A and B of any [`Element`] types sharing an accumulator, C in it: f32, f64,
-//!   c32, c64 (all the same type) and bf16 × bf16 → f32 (elements widened exactly).
+//!   c32, c64 (all the same type), bf16 × bf16 → f32 and i8 × i8 → wrapping i32 (elements
+//!   widened exactly).
 //! * MR×NR: const parameters; the `generic` configuration picks them per dtype.
 //! * CPU features: none (portable Rust; the compiler may vectorize it for the baseline).
 //! * Packed layouts: the contract in `kernels/mod.rs` (A column-major MR-panels, B row-major
