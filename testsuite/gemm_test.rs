@@ -105,8 +105,11 @@ pub fn run<T: GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -> GemmRes
     let alpha: T::Acc = scalar(case.alpha, &mut rng, case.values);
     let beta: T::Acc = scalar(case.beta, &mut rng, case.values);
     if beta.is_zero() {
-        // beta = 0 means C is not read: NaN in it must not survive.
-        let nan = <T::Acc as Element>::from_parts(f64::NAN, f64::NAN);
+        // beta = 0 means C is not read: NaN in it must not survive (integer C cannot hold a
+        // NaN: a large value instead, which would show up in the exact comparison).
+        let exact = <T::Acc as Scalar>::UNIT_ROUNDOFF == 0.0;
+        let poison = if exact { 1e9 } else { f64::NAN };
+        let nan = <T::Acc as Element>::from_parts(poison, poison);
         for j in 0..n {
             for i in 0..m {
                 let idx = c.index(i, j);
