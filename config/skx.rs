@@ -57,6 +57,25 @@ fn context() -> Cntx {
     // bf16 → f32: the sgemm tile and blocks (the packed bf16 blocks take half the bytes; not
     // tuned separately). SAFETY: implements GemmUkr for 32×12 with AVX-512 F.
     let bgemm = unsafe { GemmKernel::new("skx_b16_32x12", skx::gemm_b16_32x12, false, s) };
+    // i8 → i32 with VNNI where the CPU has it (Cascade Lake and later; Skylake-X keeps the
+    // reference kernel): packed in groups of 4 k; KC so a B panel (12·1024 bytes) stays in
+    // L1 and an A block (256·1024) in L2.
+    let igemm = if Features::detect().contains(Features::AVX512_VNNI) {
+        let bs = Blocksizes {
+            mr: 32,
+            nr: 12,
+            kc: 1024,
+            mc: 256,
+            nc: 3072,
+        };
+        // SAFETY: implements GemmUkr for 32×12 in the 4-grouped layout with AVX-512 F, BW
+        // (required by skx) and VNNI (checked just above).
+        Some(unsafe {
+            GemmKernel::new("skx_i8_32x12_vnni", skx::gemm_i8_32x12, false, bs).with_k_group(4)
+        })
+    } else {
+        None
+    };
     // SAFETY: as above, for the sup contract with these tiles.
     let (s_sup, d_sup) = unsafe {
         (
@@ -93,6 +112,7 @@ fn context() -> Cntx {
         // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
         zgemm: unsafe { zgemm.with_gemv(skx::gemv_c64) },
         bgemm,
+        igemm: igemm.unwrap_or_else(|| generic::reference_context("skx").igemm),
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },

@@ -124,6 +124,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     gemv: Option<GemvUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
+    k_group: usize,
 }
 
 impl<A: Element, B: Element> Clone for GemmKernel<A, B> {
@@ -168,7 +169,32 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             gemv: None,
             transpose_a: None,
             transpose_b: None,
+            k_group: 1,
         }
+    }
+
+    /// The same entry for a kernel whose packed panels interleave `g` consecutive k values
+    /// (the VNNI layout: `a[(p/g)·MR·g + i·g + p%g]`, `b[(p/g)·NR·g + j·g + p%g]`, k padded
+    /// with zeros to a multiple of `g`, and the kernel called with that padded k). 1 is the
+    /// plain layout of `kernels/mod.rs`. Checked by [`Cntx::validate`] (1 ≤ g ≤ 16, KC a
+    /// multiple of g).
+    ///
+    /// # Safety
+    /// The kernel must read its panels in exactly this layout (with a k that is a multiple
+    /// of `g`).
+    pub const unsafe fn with_k_group(self, g: usize) -> Self {
+        GemmKernel { k_group: g, ..self }
+    }
+
+    /// How many consecutive k values the packed panels interleave (1: plain layout).
+    pub fn k_group(&self) -> usize {
+        self.k_group
+    }
+
+    /// `k` rounded up to the packing's k group: the depth of packed panels and of the
+    /// kernel's calls.
+    pub(crate) fn padded_k(&self, k: usize) -> usize {
+        k.next_multiple_of(self.k_group)
     }
 
     /// The same entry with packing kernels for A's and B's elements (8×8 block transposes,
@@ -263,6 +289,12 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
         }
         if kc == 0 {
             return bad("KC must be at least 1".into());
+        }
+        if !(1..=16).contains(&self.k_group) || kc % self.k_group != 0 {
+            return bad(format!(
+                "k group {} must be 1..=16 and divide KC = {kc}",
+                self.k_group
+            ));
         }
         if mc == 0 || mc % mr != 0 {
             return bad(format!(

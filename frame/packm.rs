@@ -16,6 +16,7 @@
 
 use std::ops::Range;
 
+use crate::cntx::GemmKernel;
 use crate::kernels::TransposeUkr;
 use crate::types::Element;
 use crate::view::MatRef;
@@ -54,6 +55,95 @@ pub(crate) fn pack_a_panels<T: Element>(
     for (panel, dst) in panels.zip(dst.chunks_exact_mut(mr * k)) {
         let first = panel * mr;
         pack_panel(a, first, mr.min(m - first), mr, dst, transpose);
+    }
+}
+
+/// Packs panels `panels` of `a` for `kernel`'s A operand: its MR, its packing kernel, and its
+/// k grouping ([`GemmKernel::with_k_group`]); `dst` holds `panels.len()·MR·padded k`
+/// elements. The loop nest and the sandboxes pack through this and [`pack_b_for`].
+pub(crate) fn pack_a_for<A: Element, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    a: &MatRef<A>,
+    panels: Range<usize>,
+    dst: &mut [A],
+) {
+    let mr = kernel.blocksizes().mr;
+    match kernel.k_group() {
+        1 => pack_a_panels(a, mr, panels, dst, kernel.pack_transposes().0),
+        g => pack_panels_k_grouped(a, mr, panels, dst, g),
+    }
+}
+
+/// [`pack_a_for`] for B: panels of `b` (k×n) as `kernel`'s B operand.
+pub(crate) fn pack_b_for<A: Element, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    b: &MatRef<B>,
+    panels: Range<usize>,
+    dst: &mut [B],
+) {
+    let nr = kernel.blocksizes().nr;
+    match kernel.k_group() {
+        1 => pack_b_panels(b, nr, panels, dst, kernel.pack_transposes().1),
+        g => pack_panels_k_grouped(&b.t(), nr, panels, dst, g),
+    }
+}
+
+/// Panels of `a` (m×k) with `g` consecutive k values interleaved per row, k padded with
+/// zeros to a multiple of `g`: `dst[slot·mr·kp + (p/g)·mr·g + i·g + p%g] = op(a)[row, p]`
+/// (zero past m or k), the VNNI layout. Whole groups of a panel's real rows are copied with
+/// the source's smaller stride innermost; the last partial group and the padding rows go
+/// element by element.
+fn pack_panels_k_grouped<T: Element>(
+    a: &MatRef<T>,
+    mr: usize,
+    panels: Range<usize>,
+    dst: &mut [T],
+    g: usize,
+) {
+    let (m, k) = (a.nrows(), a.ncols());
+    let kp = k.next_multiple_of(g);
+    assert!(panels.end <= m.div_ceil(mr) && dst.len() == panels.len() * mr * kp);
+    let conj = a.is_conj();
+    let (rs, cs) = (a.row_stride(), a.col_stride());
+    let op = |v: T| if conj { v.conj() } else { v };
+    let full_groups = k / g;
+    for (panel, out) in panels.zip(dst.chunks_exact_mut(mr * kp.max(1))) {
+        let first = panel * mr;
+        let rows = mr.min(m - first);
+        for (q, group) in out.chunks_exact_mut(mr * g).enumerate() {
+            if q < full_groups {
+                let at = |i: usize, r: usize| {
+                    // SAFETY: row first + i < m and column q·g + r < k (a whole group).
+                    op(unsafe { a.read_stored(first + i, q * g + r) })
+                };
+                if rs.unsigned_abs() <= cs.unsigned_abs() {
+                    for r in 0..g {
+                        for i in 0..rows {
+                            group[i * g + r] = at(i, r);
+                        }
+                    }
+                } else {
+                    for i in 0..rows {
+                        for r in 0..g {
+                            group[i * g + r] = at(i, r);
+                        }
+                    }
+                }
+                group[rows * g..].fill(T::zero());
+            } else {
+                for i in 0..mr {
+                    for r in 0..g {
+                        let (row, p) = (first + i, q * g + r);
+                        group[i * g + r] = if i < rows && p < k {
+                            // SAFETY: row < m and p < k: inside the view.
+                            op(unsafe { a.read_stored(row, p) })
+                        } else {
+                            T::zero()
+                        };
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -250,5 +340,32 @@ mod tests {
             }
         }
         assert_eq!(buf[0].im, -1.0);
+    }
+}
+
+#[cfg(test)]
+mod grouped_tests {
+    use super::*;
+
+    #[test]
+    fn k_grouped_panels_interleave_and_pad() {
+        // A is 3×5, MR = 2, g = 4: two panels (rows 0-1, row 2 + a zero row), k padded to 8.
+        let data: Vec<f64> = (0..15).map(|x| x as f64 + 1.0).collect();
+        let a = MatRef::col_major(&data, 3, 5, 3).unwrap();
+        let mut dst = vec![f64::NAN; 2 * 2 * 8];
+        pack_panels_k_grouped(&a, 2, 0..2, &mut dst, 4);
+        for panel in 0..2 {
+            for p in 0..8 {
+                for i in 0..2 {
+                    let got = dst[panel * 16 + (p / 4) * 8 + i * 4 + p % 4];
+                    let want = if p < 5 {
+                        a.get(panel * 2 + i, p).unwrap_or(0.0)
+                    } else {
+                        0.0
+                    };
+                    assert_eq!(got, want, "panel {panel} p {p} i {i}");
+                }
+            }
+        }
     }
 }

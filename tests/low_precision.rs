@@ -90,16 +90,24 @@ fn check<T: GemmPair<T>>(cntx: &Cntx, rntm: Option<&Rntm>, case: &LpCase, seed: 
     }
 }
 
-/// Every supported configuration, as is and with `T`'s blocks shrunk to KC = 3, MC = 2·MR,
-/// NC = 2·NR.
+/// Every supported configuration, as is and with `T`'s blocks shrunk to KC = 3 (or two k
+/// groups), MC = 2·MR, NC = 2·NR.
 fn contexts<T: GemmPair<T>>() -> Vec<Cntx> {
     harness::contexts_with_tiny_blocks()
         .into_iter()
         .flat_map(|(cntx, _)| {
-            let bs = cntx.kernel::<T, T>().blocksizes();
+            let kernel = cntx.kernel::<T, T>();
+            let bs = kernel.blocksizes();
+            // KC = 3, or two k groups for a kernel with k-grouped (VNNI) panels, so k slices
+            // and their zero padding are both exercised.
+            let kc = if kernel.k_group() == 1 {
+                3
+            } else {
+                2 * kernel.k_group()
+            };
             let tiny = cntx
                 .clone()
-                .with_blocksizes::<T, T>(3, 2 * bs.mr, 2 * bs.nr)
+                .with_blocksizes::<T, T>(kc, 2 * bs.mr, 2 * bs.nr)
                 .unwrap();
             [cntx, tiny]
         })

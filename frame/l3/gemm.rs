@@ -42,7 +42,7 @@ use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::gemm_sup;
 use crate::packbuf::PackBuf;
-use crate::packm::{pack_a_panels, pack_b_panels};
+use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::{Rntm, Ways};
 use crate::thread::barrier::{BarrierSet, Poisoned};
 use crate::thread::partition::{largest_part, partition};
@@ -168,7 +168,8 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
     // Blocks sized for this problem's largest share (a small call packs small blocks). The
     // sizes cannot overflow: each factor is bounded by a blocksize (`Cntx::validate` bounded
     // their products) or by C's extent (m·n elements of C exist in memory).
-    let k_share = kc.min(largest_part(k, ways.pc, 1));
+    // Packed panels are padded to the kernel's k group (1 for most kernels).
+    let k_share = kernel.padded_k(kc.min(largest_part(k, ways.pc, 1)));
     let b_len = k_share * nc.min(largest_part(n, ways.jc, nr)).next_multiple_of(nr);
     let a_len = mc.min(largest_part(m, ways.ic, mr)).next_multiple_of(mr) * k_share;
     let partials_len = (ways.pc - 1) * m * n;
@@ -282,12 +283,14 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
             }
             let b_panels = nc_cur.div_ceil(nr);
             let mine = partition(b_panels, b_size, b_rank, 1);
-            let panel_len = kc_cur * nr;
+            // Packed depth: kc_cur padded to the kernel's k group.
+            let kp = s.kernel.padded_k(kc_cur);
+            let panel_len = kp * nr;
             // SAFETY: B-team members pack disjoint panel ranges of their team's block, and
             // no one reads it until the barrier below.
             let dst = unsafe { b_block.slice_mut(mine.start * panel_len..mine.end * panel_len) };
             let b_src = s.b.submatrix(pc, jc, kc_cur, nc_cur);
-            pack_b_panels(&b_src, nr, mine, dst, s.kernel.pack_transposes().1);
+            pack_b_for(s.kernel, &b_src, mine, dst);
             s.barriers.wait(b_barrier)?;
             b_block_in_use = true;
             // SAFETY: packed (barrier above); not written again before the next B barrier.
@@ -303,12 +306,12 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
                 }
                 let a_panels = mc_cur.div_ceil(mr);
                 let mine = partition(a_panels, a_size, a_rank, 1);
-                let panel_len = mr * kc_cur;
+                let panel_len = mr * kp;
                 // SAFETY: as for B, within the A team.
                 let dst =
                     unsafe { a_block.slice_mut(mine.start * panel_len..mine.end * panel_len) };
                 let a_src = s.a.submatrix(ic, pc, mc_cur, kc_cur);
-                pack_a_panels(&a_src, mr, mine, dst, s.kernel.pack_transposes().0);
+                pack_a_for(s.kernel, &a_src, mine, dst);
                 s.barriers.wait(a_barrier)?;
                 a_block_in_use = true;
                 // SAFETY: packed (barrier above); not written before the next A barrier.
@@ -323,7 +326,7 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
                     ir: ir_panels,
                 };
                 macrokernel(
-                    s.kernel, s.alpha, a_packed, b_packed, kc_cur, beta_pc, c_block, tiles,
+                    s.kernel, s.alpha, a_packed, b_packed, kp, beta_pc, c_block, tiles,
                 );
             }
         }

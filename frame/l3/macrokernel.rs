@@ -70,7 +70,8 @@ pub(super) fn macrokernel<A: GemmPair<B>, B: Element>(
                 unsafe { ukr(&args) };
             } else if let Some(sup) = kernel
                 .sup()
-                .filter(|s| s.tile().0 >= mr && s.tile().1 >= nr)
+                // The sup kernel reads plain panels only (not the k-grouped VNNI layout).
+                .filter(|s| s.tile().0 >= mr && s.tile().1 >= nr && kernel.k_group() == 1)
             {
                 // A packed A micropanel is A with unit row stride and column stride MR, a
                 // packed B micropanel is B with row stride NR and column stride 1: exactly

@@ -2,13 +2,15 @@
 //! Rapids without AMX, Zen 4). Registered by `config/skx.rs`. Each real dtype has a packed
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
 //! problems; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`); bf16 → f32
-//! has a packed kernel (`gemm_b16_32x12`).
+//! has a packed kernel (`gemm_b16_32x12`), and i8 → i32 a VNNI one (`gemm_i8_32x12`, used when
+//! the CPU has AVX-512 VNNI).
 
 mod gemm_b16_32x12;
 mod gemm_c32_16x6;
 mod gemm_c64_8x6;
 mod gemm_f32_32x12;
 mod gemm_f64_16x12;
+mod gemm_i8_32x12;
 mod gemv_c32;
 mod gemv_c64;
 mod gemv_f32;
@@ -21,6 +23,7 @@ pub use gemm_c32_16x6::gemm_c32_16x6;
 pub use gemm_c64_8x6::gemm_c64_8x6;
 pub use gemm_f32_32x12::gemm_f32_32x12;
 pub use gemm_f64_16x12::gemm_f64_16x12;
+pub use gemm_i8_32x12::gemm_i8_32x12;
 pub use gemv_c32::gemv_c32;
 pub use gemv_c64::gemv_c64;
 pub use gemv_f32::gemv_f32;

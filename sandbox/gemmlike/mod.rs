@@ -18,7 +18,8 @@
 //! price of splitting without barriers: each thread packs its own copy of the operand it
 //! shares (all of A when splitting by columns), which costs O(t·m·k) copies, small next to
 //! the O(m·n·k) product for large problems. Declined (left to the native implementation):
-//! alpha = 0 or k = 0, where BLAS only scales C.
+//! alpha = 0 or k = 0, where BLAS only scales C, and kernels that want k-grouped (VNNI)
+//! panels, which this sandbox's packing does not produce.
 
 mod pack;
 
@@ -51,6 +52,10 @@ pub(crate) fn gemm<T: GemmPair<T>>(
         return Sandboxed::Declined;
     }
     let kernel = T::kernel(cntx);
+    if kernel.k_group() != 1 {
+        // gemmlike packs the plain layout only; k-grouped (VNNI) kernels go native.
+        return Sandboxed::Declined;
+    }
     let Blocksizes { mr, nr, .. } = kernel.blocksizes();
 
     // How many threads, and which way C is split.

@@ -20,7 +20,7 @@
 use crate::cntx::{Blocksizes, Cntx};
 use crate::kernels::{GemmUkrArgs, MAX_TILE_ELEMS};
 use crate::packbuf::PackBuf;
-use crate::packm::{pack_a_panels, pack_b_panels};
+use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::Rntm;
 use crate::sandbox::Sandboxed;
 use crate::types::{Element, GemmPair, Scalar};
@@ -54,7 +54,6 @@ fn goto<T: GemmPair<T>>(
 ) -> crate::Result<()> {
     let kernel = T::kernel(cntx);
     let Blocksizes { mr, nr, kc, mc, nc } = kernel.blocksizes();
-    let (pack_a, pack_b) = kernel.pack_transposes();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let beta = c.beta();
     let mut a_buf = PackBuf::checkout(mc * kc * size_of::<T>())?;
@@ -64,6 +63,8 @@ fn goto<T: GemmPair<T>>(
         let nc_cur = nc.min(n - jc);
         for pc in (0..k).step_by(kc) {
             let kc_cur = kc.min(k - pc);
+            // The packed depth: kc_cur padded to the kernel's k group (1 for most kernels).
+            let kp = kernel.padded_k(kc_cur);
             // The first slice of k applies beta; the others add to what it left.
             let beta_here = if pc == 0 {
                 beta
@@ -71,24 +72,22 @@ fn goto<T: GemmPair<T>>(
                 <T::Acc as Scalar>::one()
             };
             let b_panels = nc_cur.div_ceil(nr);
-            let bp = b_buf.as_mut_slice::<T>(b_panels * kc_cur * nr);
-            pack_b_panels(
+            let bp = b_buf.as_mut_slice::<T>(b_panels * kp * nr);
+            pack_b_for(
+                kernel,
                 &b.submatrix(pc, jc, kc_cur, nc_cur),
-                nr,
                 0..b_panels,
                 bp,
-                pack_b,
             );
             for ic in (0..m).step_by(mc) {
                 let mc_cur = mc.min(m - ic);
                 let a_panels = mc_cur.div_ceil(mr);
-                let ap = a_buf.as_mut_slice::<T>(a_panels * mr * kc_cur);
-                pack_a_panels(
+                let ap = a_buf.as_mut_slice::<T>(a_panels * mr * kp);
+                pack_a_for(
+                    kernel,
                     &a.submatrix(ic, pc, mc_cur, kc_cur),
-                    mr,
                     0..a_panels,
                     ap,
-                    pack_a,
                 );
                 for jr in (0..nc_cur).step_by(nr) {
                     for ir in (0..mc_cur).step_by(mr) {
@@ -98,11 +97,9 @@ fn goto<T: GemmPair<T>>(
                             i: ic + ir,
                             j: jc + jr,
                         };
-                        let a_panel = &ap[ir * kc_cur..][..mr * kc_cur];
-                        let b_panel = &bp[jr * kc_cur..][..kc_cur * nr];
-                        compute_tile::<T>(
-                            cntx, alpha, a_panel, b_panel, kc_cur, beta_here, c, tile,
-                        );
+                        let a_panel = &ap[ir * kp..][..mr * kp];
+                        let b_panel = &bp[jr * kp..][..kp * nr];
+                        compute_tile::<T>(cntx, alpha, a_panel, b_panel, kp, beta_here, c, tile);
                     }
                 }
             }
