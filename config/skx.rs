@@ -54,13 +54,24 @@ fn context() -> Cntx {
             GemmKernel::new("skx_c64_8x6", skx::gemm_c64_8x6, false, z),
         )
     };
-    // bf16 → f32: the sgemm tile and blocks (the packed bf16 blocks take half the bytes; not
-    // tuned separately). SAFETY: implements GemmUkr for 32×12 with AVX-512 F.
-    let bgemm = unsafe { GemmKernel::new("skx_b16_32x12", skx::gemm_b16_32x12, false, s) };
+    // bf16 → f32: with the BF16 extension, `vdpbf16ps` on pair-grouped panels; otherwise the
+    // sgemm body widening bf16 on load. The sgemm tile and blocks (the packed bf16 blocks take
+    // half the bytes; not tuned separately).
+    let cpu = Features::detect();
+    let bgemm = if cpu.contains(Features::AVX512_BF16) {
+        // SAFETY: implements GemmUkr for 32×12 in the 2-grouped layout with AVX-512 F and
+        // BF16 (checked just above).
+        unsafe {
+            GemmKernel::new("skx_b16_32x12_dpbf16", skx::gemm_b16dp_32x12, false, s).with_k_group(2)
+        }
+    } else {
+        // SAFETY: implements GemmUkr for 32×12 with AVX-512 F.
+        unsafe { GemmKernel::new("skx_b16_32x12", skx::gemm_b16_32x12, false, s) }
+    };
     // i8 → i32 with VNNI where the CPU has it (Cascade Lake and later; Skylake-X keeps the
     // reference kernel): packed in groups of 4 k; KC so a B panel (12·1024 bytes) stays in
     // L1 and an A block (256·1024) in L2.
-    let igemm = if Features::detect().contains(Features::AVX512_VNNI) {
+    let igemm = if cpu.contains(Features::AVX512_VNNI) {
         let bs = Blocksizes {
             mr: 32,
             nr: 12,

@@ -13,7 +13,8 @@ mod harness;
 
 use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
 use oxblis::{
-    Cntx, Element, GemmPair, I32Acc, MatMut, MatRef, Rntm, Scalar, Ways, bf16, gemm, gemm_with_cntx,
+    Cntx, Element, GemmKernel, GemmPair, I32Acc, MatMut, MatRef, Rntm, Scalar, Ways, bf16, gemm,
+    gemm_with_cntx,
 };
 
 struct LpCase {
@@ -116,17 +117,41 @@ fn contexts<T: GemmPair<T>>() -> Vec<Cntx> {
 
 #[test]
 fn bf16_matches_the_reference_over_the_grid() {
-    grid::<bf16>();
+    grid::<bf16>(&contexts::<bf16>());
+    // skx picks the `vdpbf16ps` kernel where the CPU has AVX512_BF16; the widening kernel it
+    // uses otherwise is tested too, planted into the skx context.
+    if let Some(skx) = oxblis::supported_contexts()
+        .into_iter()
+        .find(|c| c.name() == "skx")
+    {
+        let bs = skx.kernel::<f32, f32>().blocksizes();
+        // SAFETY: gemm_b16_32x12 implements the kernel contract for 32×12 tiles with AVX-512
+        // F, which the skx configuration (supported here) requires.
+        let widening = unsafe {
+            GemmKernel::new(
+                "skx_b16_32x12",
+                oxblis::kernels::skx::gemm_b16_32x12,
+                false,
+                bs,
+            )
+        };
+        let planted = skx.clone().with_kernel(widening).unwrap();
+        let tiny = planted
+            .clone()
+            .with_blocksizes::<bf16, bf16>(3, 64, 24)
+            .unwrap();
+        grid::<bf16>(&[planted, tiny]);
+    }
 }
 
 #[test]
 fn i8_matches_the_reference_exactly_over_the_grid() {
-    grid::<i8>();
+    grid::<i8>(&contexts::<i8>());
 }
 
-fn grid<T: GemmPair<T>>() {
+fn grid<T: GemmPair<T>>(contexts: &[Cntx]) {
     let mut seed = 0;
-    for cntx in contexts::<T>() {
+    for cntx in contexts {
         let bs = cntx.kernel::<T, T>().blocksizes();
         let sizes = [0, 1, bs.mr - 1, bs.mr + 1, bs.nr + 1, 2 * bs.mr + 3, 37];
         for op_a in [Op::N, Op::T] {
@@ -153,7 +178,7 @@ fn grid<T: GemmPair<T>>() {
                                 alpha,
                                 beta,
                             };
-                            check::<T>(&cntx, None, &case, seed);
+                            check::<T>(cntx, None, &case, seed);
                         }
                     }
                 }

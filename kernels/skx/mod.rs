@@ -2,10 +2,11 @@
 //! Rapids without AMX, Zen 4). Registered by `config/skx.rs`. Each real dtype has a packed
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
 //! problems; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`); bf16 → f32
-//! has a packed kernel (`gemm_b16_32x12`), and i8 → i32 a VNNI one (`gemm_i8_32x12`, used when
-//! the CPU has AVX-512 VNNI).
+//! has a packed kernel (`gemm_b16_32x12`, or `gemm_b16dp_32x12` where the CPU has AVX512_BF16),
+//! and i8 → i32 a VNNI one (`gemm_i8_32x12`, used when the CPU has AVX-512 VNNI).
 
 mod gemm_b16_32x12;
+mod gemm_b16dp_32x12;
 mod gemm_c32_16x6;
 mod gemm_c64_8x6;
 mod gemm_f32_32x12;
@@ -19,6 +20,7 @@ mod sup_f32_32x12;
 mod sup_f64_16x12;
 
 pub use gemm_b16_32x12::gemm_b16_32x12;
+pub use gemm_b16dp_32x12::gemm_b16dp_32x12;
 pub use gemm_c32_16x6::gemm_c32_16x6;
 pub use gemm_c64_8x6::gemm_c64_8x6;
 pub use gemm_f32_32x12::gemm_f32_32x12;
