@@ -22,8 +22,8 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
         dgemm: reference_kernel::<f64, 4, 4>("reference_f64_4x4", 256, 96, 4096),
         cgemm: reference_kernel::<c32, 4, 4>("reference_c32_4x4", 256, 64, 2048),
         zgemm: reference_kernel::<c64, 4, 2>("reference_c64_4x2", 128, 64, 2048),
-        bgemm: bf16_reference_kernel(),
-        igemm: i8_reference_kernel(),
+        bgemm: packed_only_reference_kernel::<bf16, 8, 4>("reference_b16_8x4", 256, 128, 4096),
+        igemm: packed_only_reference_kernel::<i8, 8, 4>("reference_i8_8x4", 512, 128, 4096),
         // About 64³ multiply-adds per thread: at reference-kernel speed (~30 GFLOPS) that is
         // ~20 µs, several times what waking a parked worker costs.
         threads: ThreadPrefs {
@@ -32,45 +32,23 @@ pub(crate) fn reference_context(name: &'static str) -> Cntx {
     }
 }
 
-/// The reference kernel for bf16 × bf16 → f32 (8×4, f32's blocksizes). No gemv or sup
-/// kernel: every bf16 problem takes the packed path.
-fn bf16_reference_kernel() -> GemmKernel<bf16, bf16> {
+/// The reference kernel for a low-precision type (bf16 → f32, i8 → wrapping i32) at MR×NR.
+/// No gemv or sup kernel: every problem of these types takes the packed path.
+fn packed_only_reference_kernel<T: GemmPair<T>, const MR: usize, const NR: usize>(
+    name: &'static str,
+    kc: usize,
+    mc: usize,
+    nc: usize,
+) -> GemmKernel<T, T> {
     let bs = Blocksizes {
-        mr: 8,
-        nr: 4,
-        kc: 256,
-        mc: 128,
-        nc: 4096,
+        mr: MR,
+        nr: NR,
+        kc,
+        mc,
+        nc,
     };
     // SAFETY: portable Rust, instantiated with exactly this entry's MR and NR.
-    unsafe {
-        GemmKernel::new(
-            "reference_b16_8x4",
-            reference::gemm_ukr::<bf16, bf16, 8, 4>,
-            false,
-            bs,
-        )
-    }
-}
-
-/// The reference kernel for i8 × i8 → i32 (wrapping), 8×4. No gemv or sup kernel.
-fn i8_reference_kernel() -> GemmKernel<i8, i8> {
-    let bs = Blocksizes {
-        mr: 8,
-        nr: 4,
-        kc: 512,
-        mc: 128,
-        nc: 4096,
-    };
-    // SAFETY: portable Rust, instantiated with exactly this entry's MR and NR.
-    unsafe {
-        GemmKernel::new(
-            "reference_i8_8x4",
-            reference::gemm_ukr::<i8, i8, 8, 4>,
-            false,
-            bs,
-        )
-    }
+    unsafe { GemmKernel::new(name, reference::gemm_ukr::<T, T, MR, NR>, false, bs) }
 }
 
 /// The reference kernel for `T` at MR×NR, with its blocksizes; MR and NR come from the same
