@@ -51,25 +51,15 @@ fn packed_only_reference_kernel<T: GemmPair<T>, const MR: usize, const NR: usize
     unsafe { GemmKernel::new(name, reference::gemm_ukr::<T, T, MR, NR>, false, bs) }
 }
 
-/// The reference kernel for `T` at MR×NR, with its blocksizes; MR and NR come from the same
-/// const parameters that instantiate the kernel, so they cannot disagree.
+/// The reference kernel for `T` at MR×NR with the reference gemv kernel; MR and NR come
+/// from the same const parameters that instantiate the kernel, so they cannot disagree.
 fn reference_kernel<T: Scalar + GemmPair<T>, const MR: usize, const NR: usize>(
     name: &'static str,
     kc: usize,
     mc: usize,
     nc: usize,
 ) -> GemmKernel<T, T> {
-    let bs = Blocksizes {
-        mr: MR,
-        nr: NR,
-        kc,
-        mc,
-        nc,
-    };
-    // SAFETY: the reference kernels are portable Rust (no CPU feature needed); the gemm
-    // kernel is instantiated with exactly this entry's MR and NR.
-    unsafe {
-        GemmKernel::new(name, reference::gemm_ukr::<T, T, MR, NR>, false, bs)
-            .with_gemv(reference::gemv_ukr::<T>)
-    }
+    let kernel = packed_only_reference_kernel::<T, MR, NR>(name, kc, mc, nc);
+    // SAFETY: the reference gemv kernel is portable Rust (no CPU feature needed).
+    unsafe { kernel.with_gemv(reference::gemv_ukr::<T>) }
 }

@@ -46,12 +46,13 @@ pub enum Threads {
 }
 
 impl Threads {
-    pub fn rntm(self) -> Rntm {
-        let rntm = match self {
+    /// The `Rntm` for this setting; an error for counts the library refuses (checked when
+    /// the setting is parsed, so a parsed setting always has one).
+    pub fn rntm(self) -> oxblis::Result<Rntm> {
+        match self {
             Threads::Total(n) => Rntm::new().with_num_threads(n),
             Threads::Ways(w) => Rntm::new().with_ways(w),
-        };
-        rntm.expect("thread settings are validated when parsed")
+        }
     }
 
     pub fn label(self) -> String {
@@ -205,16 +206,13 @@ fn threads(token: &str) -> Option<Vec<Threads>> {
         _ => return None,
     };
     // The library's own validation (counts of at least 1, within its limit).
-    t.rntm_checked().then_some(vec![t])
+    t.rntm().is_ok().then_some(vec![t])
 }
 
-impl Threads {
-    fn rntm_checked(self) -> bool {
-        match self {
-            Threads::Total(n) => Rntm::new().with_num_threads(n).is_ok(),
-            Threads::Ways(w) => Rntm::new().with_ways(w).is_ok(),
-        }
-    }
+/// A thread-settings list as on the command line (`1,2,1.2.1.1.1`), or `None` if any entry is
+/// malformed.
+pub fn parse_thread_list(list: &str) -> Option<Vec<Threads>> {
+    all(&list.replace(',', " "), threads)
 }
 
 fn op_letter(c: char) -> Option<Vec<Op>> {

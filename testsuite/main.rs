@@ -21,7 +21,9 @@ use oxblis::check::Op;
 use oxblis::{Cntx, GemmPair, bf16, c32, c64};
 
 use crate::gemm_test::{GemmCase, Outcome};
-use crate::input::{General, Operation, OperationKind, Threads, parse_general, parse_operations};
+use crate::input::{
+    General, Operation, OperationKind, Threads, parse_general, parse_operations, parse_thread_list,
+};
 use crate::report::{Report, TestLine};
 
 const USAGE: &str = "usage: testsuite [options]
@@ -114,12 +116,10 @@ fn load_inputs(o: &Options) -> Result<(General, Vec<Operation>), String> {
     }
     .map_err(|e| e.0)?;
     if let Some(list) = &o.threads {
-        let line = list.replace(',', " ");
-        // Reuse the file syntax: parse a general file whose thread line is this list.
-        let text = format!("1\nccc\ns\n1\nr,r\n{line}\nall\nuniform\n");
-        general.threads = parse_general("--threads", &text)
-            .map_err(|e| e.0.replace("--threads:6: ", "--threads: "))?
-            .threads;
+        general.threads = parse_thread_list(list).ok_or(format!(
+            "--threads: expected totals (2) or ways jc.pc.ic.jr.ir (1.2.1.1.1), each at least 1, \
+             comma-separated; found {list:?}"
+        ))?;
     }
     if let Some(names) = &o.configs {
         general.configs = Some(names.clone());
@@ -214,7 +214,11 @@ fn jobs(general: &General, operations: &[Operation], n_contexts: usize) -> Vec<J
 }
 
 fn run_job<T: GemmPair<T>>(job: &Job, cntx: &Cntx) -> TestLine {
-    let result = gemm_test::run::<T>(&job.case, cntx, &job.threads.rntm());
+    let rntm = job
+        .threads
+        .rntm()
+        .expect("thread settings are validated when parsed");
+    let result = gemm_test::run::<T>(&job.case, cntx, &rntm);
     TestLine {
         config: cntx.name().to_string(),
         name: job.case.name::<T>(),

@@ -59,23 +59,21 @@ pub(crate) fn plan(
         pin: rntm.pinning(),
         budget_held,
     };
-    let auto = |t| auto_ways(t, shape, bs, prefs);
-    // A problem too small for a second thread (the first test of `auto_ways`) runs on the
-    // caller's without consulting the budget, unless ways were given explicitly: this is
-    // the common case for small calls, and what it skips costs a few percent at 32³.
-    let explicit_ways = match rntm.threading() {
-        Threading::Ways(_) => true,
-        Threading::Total(_) => false,
-        Threading::Default => matches!(thread_defaults(), Threading::Ways(_)),
-    };
-    if in_worker() || (!explicit_ways && auto(2) == SINGLE) {
+    if in_worker() {
         return plan(SINGLE, 0);
     }
+    let auto = |t| auto_ways(t, shape, bs, prefs);
     match rntm.threading() {
         Threading::Ways(ways) => plan(ways, 0),
         Threading::Total(t) => plan(auto(t), 0),
         Threading::Default => {
             let global = thread_defaults();
+            // A problem too small for a second thread (the first test of `auto_ways`) runs on
+            // the caller's without touching the shared budget's atomics: the common case for
+            // small calls.
+            if matches!(global, Threading::Total(_)) && auto(2) == SINGLE {
+                return plan(SINGLE, 0);
+            }
             let wanted = match global {
                 Threading::Ways(ways) => ways,
                 Threading::Total(t) => auto(t),
