@@ -20,7 +20,8 @@
 //! Where things are: the loop nest is `frame/l3/gemm.rs`, packing `frame/packm.rs`, kernels
 //! `kernels/<set>/`, configurations `config/<name>.rs` with `config/registry.rs`. The
 //! microkernel contract is `docs/KernelsHowTo.md`; configurations and CPU dispatch are
-//! `docs/ConfigurationHowTo.md`.
+//! `docs/ConfigurationHowTo.md`. The ukernel (brgemm) API for hand-written loop nests is
+//! [`ukernel`], documented in `docs/Brgemm.md`.
 
 #[path = "../config/mod.rs"]
 pub mod config;
@@ -44,6 +45,7 @@ mod report;
 mod rntm;
 mod thread;
 pub mod types;
+pub mod ukernel;
 mod view;
 
 pub use api::{gemm, gemm_ex, gemm_with_cntx};
