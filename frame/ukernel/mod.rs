@@ -38,7 +38,7 @@ mod post_ops;
 mod scratchpad;
 mod transform;
 
-pub use brgemm::{ActualLds, Brgemm, BrgemmB};
+pub use brgemm::{ActualLds, Brgemm, BrgemmB, Dims};
 pub use hw_context::release_hw_context;
 pub use post_ops::PostOps;
 pub use scratchpad::Scratchpad;
