@@ -72,3 +72,6 @@ struct ConfigurationHowToExamples;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/Multithreading.md")]
 struct MultithreadingExamples;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/Brgemm.md")]
+struct BrgemmExamples;
