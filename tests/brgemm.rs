@@ -162,11 +162,11 @@ where
     let post = if post_ops {
         PostOps {
             scale: Some(<T::Acc as Element>::from_parts(
-                if seed % 2 == 0 { 2.0 } else { -1.0 },
+                if seed.is_multiple_of(2) { 2.0 } else { -1.0 },
                 0.0,
             )),
             bias: Some(&bias[..]),
-            relu: seed % 3 != 0,
+            relu: !seed.is_multiple_of(3),
         }
     } else {
         PostOps::default()
