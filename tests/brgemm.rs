@@ -781,3 +781,50 @@ fn bad_offsets_and_leading_dimensions_are_errors_and_leave_c_alone() {
         ErrorKind::InvalidView
     );
 }
+
+#[test]
+fn objects_can_be_shared_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Brgemm<f32, f32>>();
+    send_sync::<Brgemm<i8, i8>>();
+    send_sync::<Transform<bf16, bf16>>();
+    send_sync::<Scratchpad>();
+    // One object, two threads, each with its own scratchpad and C.
+    let cntx = oxblis::context().unwrap();
+    let dims = Dims {
+        m: 9,
+        n: 7,
+        k: 5,
+        batch: 3,
+    };
+    let mut brg = Brgemm::<f32, f32>::new(
+        cntx,
+        dims,
+        Ld::Fixed(5),
+        BrgemmB::Plain(Ld::Fixed(7)),
+        Ld::Fixed(7),
+    )
+    .unwrap()
+    .unwrap();
+    assert!(brg.finalize());
+    let a = vec![1.0f32; 3 * 45];
+    let b = vec![2.0f32; 3 * 35];
+    let offsets = [(0, 0), (45, 35), (90, 70)];
+    let results: Vec<Vec<f32>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut scratch = Scratchpad::new(brg.scratchpad_size());
+                    let mut c = vec![0.0f32; 63];
+                    brg.execute(&a, &b, &offsets, &mut c, &mut scratch, ActualLds::FIXED)
+                        .unwrap();
+                    c
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for c in results {
+        assert!(c.iter().all(|&x| x == 30.0));
+    }
+}
