@@ -263,6 +263,10 @@ where
     let mut scratch = Scratchpad::new(brg.scratchpad_size());
     brg.set_hw_context();
     if seed % 2 == 1 {
+        // A dirty scratchpad (all bits set: NaN for floats) must not leak into C: packing
+        // writes every element the kernel reads, zero padding included.
+        // SAFETY: the scratchpad owns `len()` writable bytes.
+        unsafe { std::ptr::write_bytes(scratch.as_mut_ptr(), 0xff, scratch.len()) };
         // SAFETY: every block lies in its buffer (built above), C is a separate buffer and the
         // scratchpad is owned and large enough.
         unsafe {
