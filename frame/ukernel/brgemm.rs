@@ -470,7 +470,10 @@ where
     ) -> Result<()> {
         let Dims { m, n, k, batch } = self.dims;
         let Some(plan) = self.plan else {
-            return Ok(());
+            return Err(Error::new(
+                ErrorKind::Config,
+                "brgemm execute: the object needs a successful finalize() first",
+            ));
         };
         let Packed {
             mr,
