@@ -70,7 +70,10 @@ pub(crate) fn pack_a_for<A: Element, B: Element>(
     let mr = kernel.blocksizes().mr;
     match kernel.k_group() {
         1 => pack_a_panels(a, mr, panels, dst, kernel.pack_transposes().0),
-        g => pack_panels_k_grouped(a, mr, panels, dst, g),
+        _ => {
+            let kp = kernel.padded_k(a.ncols());
+            pack_panels_k_grouped(a, mr, panels, dst, kernel.k_groups().0, kp)
+        }
     }
 }
 
@@ -84,13 +87,16 @@ pub(crate) fn pack_b_for<A: Element, B: Element>(
     let nr = kernel.blocksizes().nr;
     match kernel.k_group() {
         1 => pack_b_panels(b, nr, panels, dst, kernel.pack_transposes().1),
-        g => pack_panels_k_grouped(&b.t(), nr, panels, dst, g),
+        _ => {
+            let kp = kernel.padded_k(b.nrows());
+            pack_panels_k_grouped(&b.t(), nr, panels, dst, kernel.k_groups().1, kp)
+        }
     }
 }
 
 /// Panels of `a` (m×k) with `g` consecutive k values interleaved per row, k padded with
-/// zeros to a multiple of `g`: `dst[slot·mr·kp + (p/g)·mr·g + i·g + p%g] = op(a)[row, p]`
-/// (zero past m or k), the VNNI layout. Whole groups of a panel's real rows are copied with
+/// zeros to `kp` (a multiple of `g` and at least k): `dst[slot·mr·kp + (p/g)·mr·g + i·g +
+/// p%g] = op(a)[row, p]` (zero past m or k), the VNNI layout. Whole groups of a panel's real rows are copied with
 /// the source's smaller stride innermost; the last partial group and the padding rows go
 /// element by element.
 fn pack_panels_k_grouped<T: Element>(
@@ -99,9 +105,10 @@ fn pack_panels_k_grouped<T: Element>(
     panels: Range<usize>,
     dst: &mut [T],
     g: usize,
+    kp: usize,
 ) {
     let (m, k) = (a.nrows(), a.ncols());
-    let kp = k.next_multiple_of(g);
+    assert!(kp >= k && kp.is_multiple_of(g));
     assert!(panels.end <= m.div_ceil(mr) && dst.len() == panels.len() * mr * kp);
     let conj = a.is_conj();
     let (rs, cs) = (a.row_stride(), a.col_stride());
@@ -353,7 +360,7 @@ mod grouped_tests {
         let data: Vec<f64> = (0..15).map(|x| x as f64 + 1.0).collect();
         let a = MatRef::col_major(&data, 3, 5, 3).unwrap();
         let mut dst = vec![f64::NAN; 2 * 2 * 8];
-        pack_panels_k_grouped(&a, 2, 0..2, &mut dst, 4);
+        pack_panels_k_grouped(&a, 2, 0..2, &mut dst, 4, 8);
         for panel in 0..2 {
             for p in 0..8 {
                 for i in 0..2 {

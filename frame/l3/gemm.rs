@@ -239,6 +239,8 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
     let team_barrier = jc_ways * pc_ways * (1 + ic_ways);
     let b_block = s.b_blocks.part(b_team * s.b_len, s.b_len);
     let a_block = s.a_blocks.part(a_team * s.a_len, s.a_len);
+    // The kernel's per-thread hardware state (AMX tiles), released when this returns.
+    let _hw = s.kernel.enter_hw_context();
 
     // k group 0 updates C with beta; the others overwrite their own partial product.
     let (target, beta_group) = if pc_id == 0 {
@@ -495,5 +497,81 @@ mod tests {
             let want: f64 = (0..n).map(|p| a[i + p * n] * a[p + j * n]).sum();
             assert_eq!(got, want);
         }
+    }
+}
+
+#[cfg(test)]
+mod hw_context_tests {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::cntx::{Cntx, HwContext};
+    use crate::kernels::{GemmUkrArgs, reference};
+    use crate::rntm::{Rntm, Ways};
+    use crate::view::{MatMut, MatRef};
+
+    thread_local! {
+        static TILES_SET: Cell<bool> = const { Cell::new(false) };
+    }
+    static SETS: AtomicUsize = AtomicUsize::new(0);
+    static RELEASES: AtomicUsize = AtomicUsize::new(0);
+    static CALLS_OUTSIDE: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe fn set() {
+        assert!(!TILES_SET.replace(true), "set twice without a release");
+        SETS.fetch_add(1, Ordering::SeqCst);
+    }
+    unsafe fn release() {
+        assert!(TILES_SET.replace(false), "released without a set");
+        RELEASES.fetch_add(1, Ordering::SeqCst);
+    }
+    /// The reference kernel, counting calls made without the hardware context set.
+    unsafe fn stateful_ukr(args: &GemmUkrArgs<f64, f64>) {
+        if !TILES_SET.get() {
+            CALLS_OUTSIDE.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: same contract, same MR×NR.
+        unsafe { reference::gemm_ukr::<f64, f64, 4, 4>(args) }
+    }
+
+    #[test]
+    fn every_thread_sets_the_kernel_state_before_its_calls_and_releases_it_after() {
+        // SAFETY: the kernel is the reference 4×4 one; set/release only touch a flag.
+        let cntx = unsafe {
+            let mut cntx = Cntx::generic_with_test_dgemm(stateful_ukr, false);
+            cntx.dgemm = cntx.dgemm.with_hw_context(HwContext { set, release });
+            cntx
+        };
+        let n = 37;
+        let a: Vec<f64> = (0..n * n).map(|x| (x % 7) as f64).collect();
+        let mut c = vec![0.0; n * n];
+        let one = Ways {
+            jc: 1,
+            pc: 1,
+            ic: 1,
+            jr: 1,
+            ir: 1,
+        };
+        for ways in [
+            one,
+            Ways {
+                jc: 2,
+                pc: 1,
+                ic: 2,
+                jr: 1,
+                ir: 1,
+            },
+        ] {
+            let (s0, r0) = (SETS.load(Ordering::SeqCst), RELEASES.load(Ordering::SeqCst));
+            let rntm = Rntm::new().with_ways(ways).unwrap();
+            let av = MatRef::col_major(&a, n, n, n).unwrap();
+            let cv = MatMut::col_major(&mut c, n, n, n).unwrap();
+            super::gemm_front(&cntx, av, av, cv, &rntm).unwrap();
+            let sets = SETS.load(Ordering::SeqCst) - s0;
+            assert_eq!(sets, ways.total(), "one set per thread");
+            assert_eq!(RELEASES.load(Ordering::SeqCst) - r0, sets);
+        }
+        assert_eq!(CALLS_OUTSIDE.load(Ordering::SeqCst), 0);
+        assert!(!TILES_SET.get());
     }
 }

@@ -52,8 +52,9 @@ pub(crate) fn gemm<T: GemmPair<T>>(
         return Sandboxed::Declined;
     }
     let kernel = T::kernel(cntx);
-    if kernel.k_group() != 1 {
-        // gemmlike packs the plain layout only; k-grouped (VNNI) kernels go native.
+    if kernel.k_group() != 1 || kernel.hw_context().is_some() {
+        // gemmlike packs the plain layout only and keeps no per-thread kernel state: k-grouped
+        // (VNNI) and AMX kernels go native.
         return Sandboxed::Declined;
     }
     let Blocksizes { mr, nr, .. } = kernel.blocksizes();

@@ -58,6 +58,8 @@ fn goto<T: GemmPair<T>>(
     let beta = c.beta();
     let mut a_buf = PackBuf::checkout(mc * kc * size_of::<T>())?;
     let mut b_buf = PackBuf::checkout(kc * nc * size_of::<T>())?;
+    // The kernel's per-thread hardware state (AMX tiles), if it has any.
+    let _hw = kernel.enter_hw_context();
 
     for jc in (0..n).step_by(nc) {
         let nc_cur = nc.min(n - jc);
