@@ -412,6 +412,7 @@ pub struct Cntx {
     pub(crate) zgemm: GemmKernel<c64, c64>,
     pub(crate) bgemm: GemmKernel<bf16, bf16>,
     pub(crate) igemm: GemmKernel<i8, i8>,
+    pub(crate) ugemm: GemmKernel<u8, i8>,
     pub(crate) threads: ThreadPrefs,
 }
 
@@ -477,6 +478,7 @@ impl Cntx {
         self.zgemm.sup = None;
         self.bgemm.sup = None;
         self.igemm.sup = None;
+        self.ugemm.sup = None;
         self
     }
 
@@ -495,6 +497,7 @@ impl Cntx {
         set(&mut self.zgemm, limits);
         set(&mut self.bgemm, limits);
         set(&mut self.igemm, limits);
+        set(&mut self.ugemm, limits);
         self
     }
 
@@ -505,7 +508,8 @@ impl Cntx {
         self.cgemm.validate(self.name)?;
         self.zgemm.validate(self.name)?;
         self.bgemm.validate(self.name)?;
-        self.igemm.validate(self.name)
+        self.igemm.validate(self.name)?;
+        self.ugemm.validate(self.name)
     }
 }
 

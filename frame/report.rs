@@ -114,6 +114,7 @@ fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
         row('z', &cntx.zgemm),
         row('b', &cntx.bgemm),
         row('i', &cntx.igemm),
+        row('u', &cntx.ugemm),
     ]
 }
 

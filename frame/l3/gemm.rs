@@ -53,11 +53,11 @@ use crate::view::{MatMut, MatRef};
 
 /// C := alpha·op(A)·op(B) + beta·C for checked operands, where alpha is the product of the
 /// scalars A and B carry and beta is C's.
-pub(crate) fn gemm_front<T: GemmPair<T>>(
+pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    a: MatRef<T>,
-    b: MatRef<T>,
-    mut c: MatMut<T::Acc>,
+    a: MatRef<A>,
+    b: MatRef<B>,
+    mut c: MatMut<A::Acc>,
     rntm: &Rntm,
 ) -> Result<()> {
     let alpha = a.scale() * b.scale();
@@ -70,18 +70,21 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
         scale_c(beta, &mut c);
         return Ok(());
     }
-    let kernel = T::kernel(cntx);
+    let kernel = A::kernel(cntx);
     // One column or one row: a gemv, streamed once instead of packed (frame/l3/gemv.rs).
     if let Some(gemv) = kernel.gemv() {
         if c.ncols() == 1 {
             return gemm_gemv(gemv, alpha, &a, &b, beta, &mut c);
         }
-        if c.nrows() == 1 {
-            return gemm_gemv(gemv, alpha, &b.t(), &a.t(), beta, &mut c.t());
+        if c.nrows() == 1
+            && let Some((bt, at)) = A::swapped(&a, &b)
+        {
+            return gemm_gemv(gemv, alpha, &bt, &at, beta, &mut c.t());
         }
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
-    // fastest, solve the transposed problem instead, so the kernel sees its favourite layout.
+    // fastest, solve the transposed problem instead, so the kernel sees its favourite layout
+    // (same-type pairs only: a mixed pair's kernel takes its operands in one order).
     let c_is_row_stored = c.col_stride().unsigned_abs() < c.row_stride().unsigned_abs();
     let c_is_col_stored = c.row_stride().unsigned_abs() < c.col_stride().unsigned_abs();
     let transpose = if kernel.prefers_rows() {
@@ -89,10 +92,9 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
     } else {
         c_is_row_stored
     };
-    let (a, b, mut c) = if transpose {
-        (b.t(), a.t(), c.t())
-    } else {
-        (a, b, c)
+    let (a, b, mut c) = match A::swapped(&a, &b) {
+        Some((bt, at)) if transpose => (bt, at, c.t()),
+        _ => (a, b, c),
     };
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
