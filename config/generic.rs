@@ -11,6 +11,7 @@ pub const GENERIC: SubConfig = SubConfig {
     name: "generic",
     requires: Features::NONE,
     context: || reference_context("generic"),
+    os_check: None,
 };
 
 /// A context of reference kernels under the given configuration name.

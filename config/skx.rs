@@ -23,6 +23,7 @@ pub const SKX: SubConfig = SubConfig {
         .union(Features::AVX512BW)
         .union(Features::AVX512VL),
     context,
+    os_check: None,
 };
 
 /// When the sup kernels beat packing. Measured on the development machine (skx kernels,
