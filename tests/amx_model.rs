@@ -247,12 +247,13 @@ fn tdpbf16ps_tile_shapes_map_rows_and_columns() {
         .map(|i| (0..n).map(|j| ((i + j) as f32).to_bits()).collect())
         .collect();
     let r = tdpbf16ps(&c, &a, &b);
-    for i in 0..m {
-        for j in 0..n {
+    for (i, row) in r.iter().enumerate() {
+        for (j, &bits) in row.iter().enumerate() {
             let want = (i + j) as f32 + (0..2 * k).map(|p| av(i, p) * bv(p, j)).sum::<f32>();
-            assert_eq!(f32::from_bits(r[i][j]), want, "C[{i}][{j}]");
+            assert_eq!(f32::from_bits(bits), want, "C[{i}][{j}]");
         }
     }
+    assert_eq!((r.len(), r[0].len()), (m, n));
 }
 
 /// One 1×1 integer dot product with one quad: C + Σ a[e]·b[e] via `tdpbssd` or `tdpbusd`.

@@ -25,22 +25,26 @@ use super::tile::{TileConfig, TileUnit};
 pub struct Amx;
 
 impl TileUnit for Amx {
+    #[inline(always)]
     unsafe fn load_config(cfg: &TileConfig) {
         // SAFETY: the caller's promise (the trait's contract); `cfg` is 64 readable bytes.
         unsafe { asm!("ldtilecfg [{cfg}]", cfg = in(reg) cfg, options(nostack, preserves_flags)) };
     }
 
+    #[inline(always)]
     unsafe fn release() {
         // SAFETY: the caller's promise (the trait's contract).
         unsafe { asm!("tilerelease", options(nostack, preserves_flags, nomem)) };
     }
 
+    #[inline(always)]
     unsafe fn zero<const T: u8>() {
         const { assert!(T < 8) };
         // SAFETY: the caller's promise (the trait's contract).
         unsafe { asm!("tilezero tmm{t}", t = const T, options(nostack, preserves_flags, nomem)) };
     }
 
+    #[inline(always)]
     unsafe fn load<const T: u8>(src: *const u8, stride: isize) {
         const { assert!(T < 8) };
         // SAFETY: the caller's promise (the trait's contract): the configured rows of tile T
@@ -56,6 +60,7 @@ impl TileUnit for Amx {
         };
     }
 
+    #[inline(always)]
     unsafe fn store<const T: u8>(dst: *mut u8, stride: isize) {
         const { assert!(T < 8) };
         // SAFETY: the caller's promise (the trait's contract): the configured rows of tile T
@@ -71,6 +76,7 @@ impl TileUnit for Amx {
         };
     }
 
+    #[inline(always)]
     unsafe fn dpbf16ps<const C: u8, const A: u8, const B: u8>() {
         const { assert!(C < 8 && A < 8 && B < 8 && C != A && C != B && A != B) };
         // SAFETY: the caller's promise (the trait's contract); registers only.
@@ -85,6 +91,7 @@ impl TileUnit for Amx {
         };
     }
 
+    #[inline(always)]
     unsafe fn dpbssd<const C: u8, const A: u8, const B: u8>() {
         const { assert!(C < 8 && A < 8 && B < 8 && C != A && C != B && A != B) };
         // SAFETY: the caller's promise (the trait's contract); registers only.
@@ -99,6 +106,7 @@ impl TileUnit for Amx {
         };
     }
 
+    #[inline(always)]
     unsafe fn dpbusd<const C: u8, const A: u8, const B: u8>() {
         const { assert!(C < 8 && A < 8 && B < 8 && C != A && C != B && A != B) };
         // SAFETY: the caller's promise (the trait's contract); registers only.

@@ -162,7 +162,7 @@ fn dot_shape(cfg: &TileConfig, instruction: &str, c: u8, a: u8, b: u8) -> (usize
         shape(cfg, b, instruction),
     );
     for (t, s) in [(c, sc), (a, sa), (b, sb)] {
-        if s.colsb % 4 != 0 {
+        if !s.colsb.is_multiple_of(4) {
             ud(format!("tmm{t}: colsb {} is not a multiple of 4", s.colsb));
         }
     }
@@ -218,8 +218,8 @@ fn int8_dot(instruction: &str, a_signed: bool, c: u8, a: u8, b: u8) {
         for (i, out_row) in out.iter_mut().enumerate().take(m) {
             for j in 0..n {
                 let mut acc = i32::from_le_bytes(dword(&tc[i], j));
-                for p in 0..k {
-                    let (x, y) = (dword(&ta[i], p), dword(&tb[p], j));
+                for (p, b_row) in tb.iter().take(k).enumerate() {
+                    let (x, y) = (dword(&ta[i], p), dword(b_row, j));
                     let quad: i32 = (0..4)
                         .map(|e| {
                             let xe = if a_signed {
@@ -340,15 +340,11 @@ impl TileUnit for TileModel {
             let mut out = [[0u8; BYTES_PER_ROW]; MAX_ROWS];
             for (i, out_row) in out.iter_mut().enumerate().take(m) {
                 let (mut even, mut odd) = ([0f32; 16], [0f32; 16]);
-                for p in 0..k {
+                for (p, b_row) in tb.iter().take(k).enumerate() {
+                    let (a_even, a_odd) = (bf16_at(&ta[i], 2 * p), bf16_at(&ta[i], 2 * p + 1));
                     for j in 0..n {
-                        even[j] =
-                            fma_daz_ftz(even[j], bf16_at(&ta[i], 2 * p), bf16_at(&tb[p], 2 * j));
-                        odd[j] = fma_daz_ftz(
-                            odd[j],
-                            bf16_at(&ta[i], 2 * p + 1),
-                            bf16_at(&tb[p], 2 * j + 1),
-                        );
+                        even[j] = fma_daz_ftz(even[j], a_even, bf16_at(b_row, 2 * j));
+                        odd[j] = fma_daz_ftz(odd[j], a_odd, bf16_at(b_row, 2 * j + 1));
                     }
                 }
                 for j in 0..n {

@@ -94,21 +94,45 @@ impl TileConfig {
 /// except the pointers and panics instead; memory is its caller's promise as well.
 pub trait TileUnit {
     /// `ldtilecfg`: makes `cfg` this thread's tile configuration (palette 0: INIT state).
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn load_config(cfg: &TileConfig);
     /// `tilerelease`: returns the tiles and the configuration to the INIT state.
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn release();
     /// `tilezero tmmT`: every byte of tile T becomes zero.
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn zero<const T: u8>();
     /// `tileloadd tmmT, [src + stride·1]`: row r of tile T (r < rows) := the colsb bytes
     /// at `src + r·stride`; the rest of the register is zeroed.
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn load<const T: u8>(src: *const u8, stride: isize);
     /// `tilestored [dst + stride·1], tmmT`: the colsb bytes at `dst + r·stride` := row r of
     /// tile T, for r < rows. Nothing else is written.
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn store<const T: u8>(dst: *mut u8, stride: isize);
     /// `tdpbf16ps tmmC, tmmA, tmmB`: C (f32) += A (bf16 pairs) · B (bf16 pairs).
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn dpbf16ps<const C: u8, const A: u8, const B: u8>();
     /// `tdpbssd tmmC, tmmA, tmmB`: C (i32, wrapping) += A (i8 quads) · B (i8 quads).
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn dpbssd<const C: u8, const A: u8, const B: u8>();
     /// `tdpbusd tmmC, tmmA, tmmB`: C (i32, wrapping) += A (u8 quads) · B (i8 quads).
+    ///
+    /// # Safety
+    /// The trait's contract (see [`TileUnit`]).
     unsafe fn dpbusd<const C: u8, const A: u8, const B: u8>();
 }

@@ -103,7 +103,7 @@ struct Accumulator<S>([S; MR * NR]);
 /// match `E` (bf16 with `Dot::Bf16`, i8 with `Dot::SignedBytes`).
 #[inline(always)]
 pub(super) unsafe fn tile_program<U: TileUnit, E: Element>(args: &GemmUkrArgs<E, E>, dot_op: Dot) {
-    const { assert!(size_of::<E::Acc>() == 4 && BYTES_PER_ROW % size_of::<E>() == 0) };
+    const { assert!(size_of::<E::Acc>() == 4 && BYTES_PER_ROW.is_multiple_of(size_of::<E>())) };
     let k_step = BYTES_PER_ROW / size_of::<E>();
     debug_assert!(args.k.is_multiple_of(k_step));
     let mut acc = Accumulator([E::Acc::zero(); MR * NR]);
