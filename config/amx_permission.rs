@@ -20,9 +20,6 @@
 //! is then not used (the AVX-512 one is): never a SIGILL. The pool's own threads check their
 //! alternate stack when they start ([`fit_alt_stack`]), so they never hold a too-small one.
 
-// Until config/sapphirerapids.rs (the AMX kernels' configuration) lands, only tests call in.
-#![cfg_attr(not(test), allow(dead_code))]
-
 /// `arch_prctl` codes (`asm/prctl.h`).
 const ARCH_GET_XCOMP_SUPP: libc::c_ulong = 0x1021;
 const ARCH_GET_XCOMP_PERM: libc::c_ulong = 0x1022;

@@ -12,6 +12,8 @@ pub mod generic;
 pub mod haswell;
 pub mod registry;
 #[cfg(target_arch = "x86_64")]
+pub mod sapphirerapids;
+#[cfg(target_arch = "x86_64")]
 pub mod skx;
 
 pub use cpu_features::Features;

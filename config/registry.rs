@@ -6,13 +6,18 @@
 
 use crate::config::{Features, SubConfig, generic};
 #[cfg(target_arch = "x86_64")]
-use crate::config::{haswell, skx};
+use crate::config::{haswell, sapphirerapids, skx};
 use crate::error::{Error, ErrorKind, Result};
 
 /// Every sub-configuration compiled in, best first. `generic` is last and needs nothing, so
 /// every CPU has a choice.
 #[cfg(target_arch = "x86_64")]
-pub static REGISTRY: &[SubConfig] = &[skx::SKX, haswell::HASWELL, generic::GENERIC];
+pub static REGISTRY: &[SubConfig] = &[
+    sapphirerapids::SAPPHIRERAPIDS,
+    skx::SKX,
+    haswell::HASWELL,
+    generic::GENERIC,
+];
 /// Every sub-configuration compiled in, best first.
 #[cfg(not(target_arch = "x86_64"))]
 pub static REGISTRY: &[SubConfig] = &[generic::GENERIC];

@@ -210,6 +210,39 @@ mod tests {
         );
     }
 
+    /// The real registry on this CPU as if it had AMX: the real permission request runs and
+    /// Linux answers. Without AMX (the development machine) it refuses; the AVX-512
+    /// configuration is chosen and the report carries Linux's answer.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn without_linux_tile_permission_sapphirerapids_falls_back_to_skx() {
+        let cpu = Features::detect();
+        if !cpu.contains(crate::config::skx::SKX.requires) {
+            eprintln!("no AVX-512 here: skipped");
+            return;
+        }
+        let amx = Features::AMX_TILE
+            .union(Features::AMX_BF16)
+            .union(Features::AMX_INT8);
+        let gks = Gks::new(REGISTRY, cpu.union(amx), Features::NONE, None);
+        let report = RuntimeReport::from_gks(&gks);
+        let status = &report.configurations[0];
+        assert_eq!(status.name, "sapphirerapids");
+        match &status.refused {
+            Some(why) => {
+                assert!(why.starts_with("Linux"), "{why}");
+                assert_eq!(gks.chosen().unwrap().name(), "skx");
+                let text = report.to_string();
+                assert!(text.contains(&format!("unsupported: {why}")), "{text}");
+                eprintln!("refused as expected: {why}");
+            }
+            None => {
+                assert!(cpu.contains(amx), "permission granted on a CPU without AMX");
+                assert_eq!(gks.chosen().unwrap().name(), "sapphirerapids");
+            }
+        }
+    }
+
     #[test]
     fn forced_names_are_honoured_or_refused() {
         let gks = Gks::new(

@@ -137,7 +137,7 @@ impl fmt::Display for RuntimeReport {
             };
             writeln!(
                 f,
-                "    {:<16} needs {:<40} {status}",
+                "    {:<16} needs {:<64} {status}",
                 c.name,
                 c.requires.to_string()
             )?;

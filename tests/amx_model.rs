@@ -10,14 +10,17 @@
 //!    k not a multiple of the tile depth, 0 and 1, several thread layouts), against the
 //!    reference: i8 exact, bf16 within f32's bound (exact on small integers).
 
-use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
+mod harness;
+
+use harness::low_precision::{LpCase, LpElement, Pair, check};
+use oxblis::check::{Op, Storage};
 use oxblis::kernels::sapphirerapids::{
     AMX_MODEL_CONTEXT, TileConfig, TileModel, TileUnit, gemm_b16_amx_32x32_model,
-    gemm_i8_amx_32x32_model,
+    gemm_i8_amx_32x32_model, gemm_u8i8_amx_32x32_model,
 };
 use oxblis::kernels::{GemmUkr, GemmUkrArgs};
 use oxblis::{
-    Blocksizes, Cntx, Element, GemmKernel, GemmPair, MatMut, MatRef, Rntm, Scalar, Ways, bf16,
+    Blocksizes, Cntx, Element, GemmKernel, GemmPair, MatMut, MatRef, Rntm, Ways, bf16,
     gemm_with_cntx,
 };
 
@@ -431,9 +434,9 @@ fn a_model_kernel_without_its_context_faults() {
 /// A context with `T`'s entry replaced by the model-backed AMX kernel, KC = 64 (two bf16
 /// tile steps, one i8 step per k block), MC = 64, NC = 64, and no sup or gemv kernel, so
 /// every shape takes the packed path and edges go through the scratch tile.
-fn model_context<T: GemmPair<T>>(
+fn model_context<A: GemmPair<B>, B: Element>(
     name: &'static str,
-    ukr: GemmUkr<T, T>,
+    ukr: GemmUkr<A, B>,
     groups: (usize, usize),
 ) -> Cntx {
     let base = oxblis::supported_contexts()[0].clone();
@@ -455,78 +458,15 @@ fn model_context<T: GemmPair<T>>(
 }
 
 fn bf16_context() -> Cntx {
-    model_context::<bf16>("amx_model_b16_32x32", gemm_b16_amx_32x32_model, (32, 2))
+    model_context::<bf16, bf16>("amx_model_b16_32x32", gemm_b16_amx_32x32_model, (32, 2))
 }
 
 fn i8_context() -> Cntx {
-    model_context::<i8>("amx_model_i8_32x32", gemm_i8_amx_32x32_model, (64, 4))
+    model_context::<i8, i8>("amx_model_i8_32x32", gemm_i8_amx_32x32_model, (64, 4))
 }
 
-struct GemmCase {
-    m: usize,
-    n: usize,
-    k: usize,
-    op_a: Op,
-    op_b: Op,
-    storage: [Storage; 3],
-    alpha: f64,
-    beta: f64,
-}
-
-/// Runs one case through `cntx` and the reference; bf16 within f32's bound (exact on
-/// integer data), i8 exact. beta = 0 with NaN (bf16) or a large value (i8) in C.
-fn check<T: GemmPair<T>>(cntx: &Cntx, rntm: Option<&Rntm>, case: &GemmCase, seed: u64) {
-    let mut rng = Rng::new(seed);
-    let exact_type = <T::Acc as Scalar>::UNIT_ROUNDOFF == 0.0;
-    let values = if seed.is_multiple_of(2) && !exact_type {
-        Values::Uniform
-    } else {
-        Values::SmallIntegers
-    };
-    let [st_c, st_a, st_b] = case.storage;
-    let (ar, ac) = case.op_a.stored_shape(case.m, case.k);
-    let (br, bc) = case.op_b.stored_shape(case.k, case.n);
-    let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, st_a);
-    let b = TestMatrix::<T>::random(&mut rng, values, br, bc, st_b);
-    let mut c = TestMatrix::<T::Acc>::random(&mut rng, values, case.m, case.n, st_c);
-    let alpha = <T::Acc as Element>::from_parts(case.alpha, 0.0);
-    let beta = <T::Acc as Element>::from_parts(case.beta, 0.0);
-    if beta.is_zero() {
-        let poison = <T::Acc as Element>::from_parts(if exact_type { 1e9 } else { f64::NAN }, 0.0);
-        for j in 0..case.n {
-            for i in 0..case.m {
-                let idx = c.index(i, j);
-                c.buf[idx] = poison;
-            }
-        }
-    }
-    let original = c.buf.clone();
-    let mut want = c.clone();
-    let av = case.op_a.apply(a.view()).scaled(alpha);
-    let bv = case.op_b.apply(b.view());
-    gemm_with_cntx(&av, &bv, &mut c.view_mut().with_beta(beta), cntx, rntm).unwrap();
-    let magnitude = gemm_reference(&av, &bv, &mut want.view_mut().with_beta(beta));
-    let cmp = compare(&c, &want, &original, &magnitude, case.k);
-    let what = format!(
-        "{}gemm_{}{} {}×{}×{} storage {:?} alpha {} beta {} values {values:?} threading {:?}",
-        T::LETTER,
-        case.op_a.letter(),
-        case.op_b.letter(),
-        case.m,
-        case.n,
-        case.k,
-        case.storage,
-        case.alpha,
-        case.beta,
-        rntm.map(|r| r.threading()),
-    );
-    assert_eq!(cmp.wrote_outside, None, "{what}: wrote outside C");
-    assert!(cmp.residual <= 1.0, "{what}: residual {}", cmp.residual);
-    if values == Values::SmallIntegers || exact_type {
-        let exact = (0..case.n)
-            .all(|j| (0..case.m).all(|i| c.buf[c.index(i, j)] == want.buf[want.index(i, j)]));
-        assert!(exact, "{what}: integer data must be exact");
-    }
+fn u8i8_context() -> Cntx {
+    model_context::<u8, i8>("amx_model_u8i8_32x32", gemm_u8i8_amx_32x32_model, (64, 4))
 }
 
 /// Sizes around MR = NR = 32, and depths around the tile step (32 bf16, 64 i8) and
@@ -534,7 +474,7 @@ fn check<T: GemmPair<T>>(cntx: &Cntx, rntm: Option<&Rntm>, case: &GemmCase, seed
 const SIZES: [usize; 6] = [0, 1, 31, 33, 64, 65];
 const DEPTHS: [usize; 7] = [0, 1, 31, 33, 64, 65, 130];
 
-fn grid<T: GemmPair<T>>(cntx: &Cntx) {
+fn grid<A: Pair<B>, B: LpElement<Acc = A::Acc>>(cntx: &Cntx) {
     let mut seed = 0;
     for (op_a, op_b) in [
         (Op::N, Op::N),
@@ -554,7 +494,7 @@ fn grid<T: GemmPair<T>>(cntx: &Cntx) {
                     seed += 1;
                     let n = SIZES[(s + seed as usize) % SIZES.len()];
                     let k = DEPTHS[(s + 2 * seed as usize) % DEPTHS.len()];
-                    let case = GemmCase {
+                    let case = LpCase {
                         m,
                         n,
                         k,
@@ -564,7 +504,7 @@ fn grid<T: GemmPair<T>>(cntx: &Cntx) {
                         alpha,
                         beta,
                     };
-                    check::<T>(cntx, None, &case, seed);
+                    check::<A, B>(cntx, None, &case, seed);
                 }
             }
         }
@@ -573,12 +513,17 @@ fn grid<T: GemmPair<T>>(cntx: &Cntx) {
 
 #[test]
 fn bf16_model_kernel_matches_the_reference_over_the_grid() {
-    grid::<bf16>(&bf16_context());
+    grid::<bf16, bf16>(&bf16_context());
 }
 
 #[test]
 fn i8_model_kernel_matches_the_reference_exactly_over_the_grid() {
-    grid::<i8>(&i8_context());
+    grid::<i8, i8>(&i8_context());
+}
+
+#[test]
+fn u8i8_model_kernel_matches_the_reference_exactly_over_the_grid() {
+    grid::<u8, i8>(&u8i8_context());
 }
 
 #[test]
@@ -588,7 +533,7 @@ fn every_depth_and_edge_is_covered() {
     for &k in &DEPTHS {
         for (m, n) in [(32, 32), (33, 31), (1, 65)] {
             seed += 1;
-            let case = GemmCase {
+            let case = LpCase {
                 m,
                 n,
                 k,
@@ -598,8 +543,9 @@ fn every_depth_and_edge_is_covered() {
                 alpha: 1.0,
                 beta: 0.0,
             };
-            check::<bf16>(&bf16_context(), None, &case, seed);
-            check::<i8>(&i8_context(), None, &case, seed);
+            check::<bf16, bf16>(&bf16_context(), None, &case, seed);
+            check::<i8, i8>(&i8_context(), None, &case, seed);
+            check::<u8, i8>(&u8i8_context(), None, &case, seed);
         }
     }
 }
@@ -634,7 +580,7 @@ fn model_kernels_with_threads() {
         let rntm = Rntm::new().with_ways(ways).unwrap();
         for (m, n, k) in [(1, 1, 1), (70, 40, 150), (65, 97, 64)] {
             seed += 1;
-            let case = GemmCase {
+            let case = LpCase {
                 m,
                 n,
                 k,
@@ -644,8 +590,9 @@ fn model_kernels_with_threads() {
                 alpha: 0.5,
                 beta: -1.0,
             };
-            check::<bf16>(&bf16_context(), Some(&rntm), &case, seed);
-            check::<i8>(&i8_context(), Some(&rntm), &case, seed);
+            check::<bf16, bf16>(&bf16_context(), Some(&rntm), &case, seed);
+            check::<i8, i8>(&i8_context(), Some(&rntm), &case, seed);
+            check::<u8, i8>(&u8i8_context(), Some(&rntm), &case, seed);
         }
     }
 }
@@ -685,7 +632,7 @@ fn the_model_context_is_released_after_a_call() {
 }
 
 fn gemm_case_on_this_thread() {
-    let case = GemmCase {
+    let case = LpCase {
         m: 40,
         n: 40,
         k: 40,
@@ -696,5 +643,5 @@ fn gemm_case_on_this_thread() {
         beta: 1.0,
     };
     let one_thread = Rntm::new().with_num_threads(1).unwrap();
-    check::<bf16>(&bf16_context(), Some(&one_thread), &case, 7);
+    check::<bf16, bf16>(&bf16_context(), Some(&one_thread), &case, 7);
 }

@@ -33,7 +33,7 @@ use super::tile_program::{Dot, tile_program};
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_b16_amx_32x32(args: &GemmUkrArgs<bf16, bf16>) {
     // SAFETY: passed on to the caller.
-    unsafe { tile_program::<Amx, bf16>(args, Dot::Bf16) }
+    unsafe { tile_program::<Amx, bf16, bf16>(args, Dot::Bf16) }
 }
 
 /// The same kernel on the software model of the tile unit. See the module docs.
@@ -44,5 +44,5 @@ pub unsafe fn gemm_b16_amx_32x32(args: &GemmUkrArgs<bf16, bf16>) {
 /// [`super::AMX_MODEL_CONTEXT`] is set on this thread.
 pub unsafe fn gemm_b16_amx_32x32_model(args: &GemmUkrArgs<bf16, bf16>) {
     // SAFETY: passed on to the caller; the model checks the tile state itself.
-    unsafe { tile_program::<TileModel, bf16>(args, Dot::Bf16) }
+    unsafe { tile_program::<TileModel, bf16, bf16>(args, Dot::Bf16) }
 }

@@ -72,6 +72,8 @@ pub(super) enum Dot {
     Bf16,
     /// `tdpbssd`: i8 quads × i8 quads → i32.
     SignedBytes,
+    /// `tdpbusd`: u8 quads (A) × i8 quads (B) → i32.
+    UnsignedBySignedBytes,
 }
 
 /// `C += A·B` with the instruction `dot`, on tiles named at compile time.
@@ -85,6 +87,7 @@ unsafe fn dot<U: TileUnit, const C: u8, const A: u8, const B: u8>(dot: Dot) {
         match dot {
             Dot::Bf16 => U::dpbf16ps::<C, A, B>(),
             Dot::SignedBytes => U::dpbssd::<C, A, B>(),
+            Dot::UnsignedBySignedBytes => U::dpbusd::<C, A, B>(),
         }
     }
 }
@@ -100,10 +103,19 @@ struct Accumulator<S>([S; MR * NR]);
 /// The [`crate::kernels::GemmUkr`] contract for 32×32 tiles in the k-grouped layout above
 /// (`args.k` a multiple of 64 bytes' worth of `E`), on a thread where
 /// [`KERNEL_TILE_CONFIG`] is loaded on `U` (the kernels' [`HwContext`]), and `dot` must
-/// match `E` (bf16 with `Dot::Bf16`, i8 with `Dot::SignedBytes`).
+/// match the operand types (bf16 with `Dot::Bf16`, i8 × i8 with `Dot::SignedBytes`, u8 × i8
+/// with `Dot::UnsignedBySignedBytes`).
 #[inline(always)]
-pub(super) unsafe fn tile_program<U: TileUnit, E: Element>(args: &GemmUkrArgs<E, E>, dot_op: Dot) {
-    const { assert!(size_of::<E::Acc>() == 4 && BYTES_PER_ROW.is_multiple_of(size_of::<E>())) };
+pub(super) unsafe fn tile_program<U, E, F>(args: &GemmUkrArgs<E, F>, dot_op: Dot)
+where
+    U: TileUnit,
+    E: Element,
+    F: Element<Acc = E::Acc>,
+{
+    const {
+        assert!(size_of::<E::Acc>() == 4 && BYTES_PER_ROW.is_multiple_of(size_of::<E>()));
+        assert!(size_of::<E>() == size_of::<F>());
+    };
     let k_step = BYTES_PER_ROW / size_of::<E>();
     debug_assert!(args.k.is_multiple_of(k_step));
     let mut acc = Accumulator([E::Acc::zero(); MR * NR]);
@@ -148,7 +160,7 @@ pub(super) unsafe fn tile_program<U: TileUnit, E: Element>(args: &GemmUkrArgs<E,
 /// # Safety
 /// Every `c + i·rs_c + j·cs_c` (i, j < 32) must be writable, and readable unless beta == 0.
 #[inline(always)]
-unsafe fn update_c<E: Element>(args: &GemmUkrArgs<E, E>, acc: &[E::Acc; MR * NR]) {
+unsafe fn update_c<E: Element, F: Element>(args: &GemmUkrArgs<E, F>, acc: &[E::Acc; MR * NR]) {
     let (alpha, beta) = (args.alpha, args.beta);
     // Walk C along its smaller stride.
     let rows_inner = args.rs_c.unsigned_abs() <= args.cs_c.unsigned_abs();
