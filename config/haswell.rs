@@ -16,6 +16,7 @@ pub const HASWELL: SubConfig = SubConfig {
     name: "haswell",
     requires: Features::AVX.union(Features::AVX2).union(Features::FMA),
     context,
+    os_check: None,
 };
 
 /// When the sup kernels beat packing. Measured on the development machine (skx kernels,

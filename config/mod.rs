@@ -4,11 +4,15 @@
 
 use crate::cntx::Cntx;
 
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub(crate) mod amx_permission;
 pub mod cpu_features;
 pub mod generic;
 #[cfg(target_arch = "x86_64")]
 pub mod haswell;
 pub mod registry;
+#[cfg(target_arch = "x86_64")]
+pub mod sapphirerapids;
 #[cfg(target_arch = "x86_64")]
 pub mod skx;
 
@@ -25,4 +29,9 @@ pub struct SubConfig {
     pub requires: Features,
     /// Builds its context. Called at most once per process.
     pub context: fn() -> Cntx,
+    /// What only the running OS can answer beyond CPU features (AMX: Linux's permission for
+    /// tile data), asked once per process after the features check passed. `Err(reason)`
+    /// makes the configuration unusable here; the reason goes into the runtime report and
+    /// into the error of a `BLIS_ARCH_TYPE` that names it. `None`: nothing to ask.
+    pub os_check: Option<fn() -> Result<(), String>>,
 }

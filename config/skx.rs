@@ -23,6 +23,7 @@ pub const SKX: SubConfig = SubConfig {
         .union(Features::AVX512BW)
         .union(Features::AVX512VL),
     context,
+    os_check: None,
 };
 
 /// When the sup kernels beat packing. Measured on the development machine (skx kernels,
@@ -58,6 +59,7 @@ fn context() -> Cntx {
     // sgemm body widening bf16 on load. The sgemm tile and blocks (the packed bf16 blocks take
     // half the bytes; not tuned separately).
     let cpu = Features::detect();
+    let reference = generic::reference_context("skx");
     let bgemm = if cpu.contains(Features::AVX512_BF16) {
         // SAFETY: implements GemmUkr for 32×12 in the 2-grouped layout with AVX-512 F and
         // BF16 (checked just above).
@@ -68,24 +70,30 @@ fn context() -> Cntx {
         // SAFETY: implements GemmUkr for 32×12 with AVX-512 F.
         unsafe { GemmKernel::new("skx_b16_32x12", skx::gemm_b16_32x12, false, s) }
     };
-    // i8 → i32 with VNNI where the CPU has it (Cascade Lake and later; Skylake-X keeps the
-    // reference kernel): packed in groups of 4 k; KC so a B panel (12·1024 bytes) stays in
-    // L1 and an A block (256·1024) in L2.
-    let igemm = if cpu.contains(Features::AVX512_VNNI) {
-        let bs = Blocksizes {
-            mr: 32,
-            nr: 12,
-            kc: 1024,
-            mc: 256,
-            nc: 3072,
-        };
-        // SAFETY: implements GemmUkr for 32×12 in the 4-grouped layout with AVX-512 F, BW
-        // (required by skx) and VNNI (checked just above).
-        Some(unsafe {
-            GemmKernel::new("skx_i8_32x12_vnni", skx::gemm_i8_32x12, false, bs).with_k_group(4)
-        })
-    } else {
-        None
+    // i8 × i8 and u8 × i8 → i32 with VNNI where the CPU has it (Cascade Lake and later;
+    // Skylake-X keeps the reference kernels): packed in groups of 4 k; KC so a B panel
+    // (12·1024 bytes) stays in L1 and an A block (256·1024) in L2.
+    let int8 = Blocksizes {
+        mr: 32,
+        nr: 12,
+        kc: 1024,
+        mc: 256,
+        nc: 3072,
+    };
+    let vnni = cpu.contains(Features::AVX512_VNNI);
+    // SAFETY: both implement GemmUkr for 32×12 in the 4-grouped layout with AVX-512 F, BW
+    // (required by skx) and VNNI (checked by `vnni`).
+    let (igemm, ugemm) = unsafe {
+        (
+            vnni.then(|| {
+                GemmKernel::new("skx_i8_32x12_vnni", skx::gemm_i8_32x12, false, int8)
+                    .with_k_group(4)
+            }),
+            vnni.then(|| {
+                GemmKernel::new("skx_u8i8_32x12_vnni", skx::gemm_u8i8_32x12, false, int8)
+                    .with_k_group(4)
+            }),
+        )
     };
     // SAFETY: as above, for the sup contract with these tiles.
     let (s_sup, d_sup) = unsafe {
@@ -123,10 +131,11 @@ fn context() -> Cntx {
         // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
         zgemm: unsafe { zgemm.with_gemv(skx::gemv_c64) },
         bgemm,
-        igemm: igemm.unwrap_or_else(|| generic::reference_context("skx").igemm),
+        igemm: igemm.unwrap_or(reference.igemm),
+        ugemm: ugemm.unwrap_or(reference.ugemm),
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },
-        ..generic::reference_context("skx")
+        ..reference
     }
 }

@@ -10,7 +10,7 @@ use crate::error::{Result, internal_from_panic};
 use crate::gks;
 use crate::l3::gemm::gemm_front;
 use crate::rntm::Rntm;
-use crate::types::GemmPair;
+use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
 /// C := alpha·op(A)·op(B) + beta·C, with global defaults.
@@ -32,12 +32,12 @@ use crate::view::{MatMut, MatRef};
 /// assert_eq!(c, [58.0, 139.0, 64.0, 154.0]);
 /// # Ok::<(), oxblis::Error>(())
 /// ```
-pub fn gemm<T: GemmPair<T>>(
-    alpha: T::Acc,
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    beta: T::Acc,
-    c: &mut MatMut<T::Acc>,
+pub fn gemm<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
     gemm_ex(&a.scaled(alpha), b, &mut c.rb().with_beta(beta), None)
 }
@@ -60,10 +60,10 @@ pub fn gemm<T: GemmPair<T>>(
 /// assert_eq!(c[2], c64::new(4.0, 4.0)); // C(0,1) = 2·a₀·conj(a₁)
 /// # Ok::<(), oxblis::Error>(())
 /// ```
-pub fn gemm_ex<T: GemmPair<T>>(
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    c: &mut MatMut<T::Acc>,
+pub fn gemm_ex<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
     rntm: Option<&Rntm>,
 ) -> Result<()> {
     gemm_with_cntx(a, b, c, gks::context()?, rntm)
@@ -72,10 +72,10 @@ pub fn gemm_ex<T: GemmPair<T>>(
 /// [`gemm_ex`] with an explicit context instead of the chosen one: to run a particular
 /// configuration (see [`crate::context_named`], [`crate::supported_contexts`]) or modified
 /// blocksizes ([`Cntx::with_blocksizes`]).
-pub fn gemm_with_cntx<T: GemmPair<T>>(
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    c: &mut MatMut<T::Acc>,
+pub fn gemm_with_cntx<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
     cntx: &Cntx,
     rntm: Option<&Rntm>,
 ) -> Result<()> {

@@ -124,7 +124,20 @@ pub struct GemmKernel<A: Element, B: Element> {
     gemv: Option<GemvUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
-    k_group: usize,
+    a_k_group: usize,
+    b_k_group: usize,
+    hw_context: Option<HwContext>,
+}
+
+/// A kernel's per-thread hardware state (AMX: the tile configuration): `set` runs on each
+/// thread before its first microkernel call of a gemm, `release` after its last (also when
+/// the call fails). Both are no-ops for kernels without such state, which register none.
+#[derive(Clone, Copy, Debug)]
+pub struct HwContext {
+    /// Makes the thread ready to run the kernel.
+    pub set: unsafe fn(),
+    /// Returns the thread to its state before `set`.
+    pub release: unsafe fn(),
 }
 
 impl<A: Element, B: Element> Clone for GemmKernel<A, B> {
@@ -169,32 +182,84 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             gemv: None,
             transpose_a: None,
             transpose_b: None,
-            k_group: 1,
+            a_k_group: 1,
+            b_k_group: 1,
+            hw_context: None,
         }
     }
 
     /// The same entry for a kernel whose packed panels interleave `g` consecutive k values
     /// (the VNNI layout: `a[(p/g)·MR·g + i·g + p%g]`, `b[(p/g)·NR·g + j·g + p%g]`, k padded
     /// with zeros to a multiple of `g`, and the kernel called with that padded k). 1 is the
-    /// plain layout of `kernels/mod.rs`. Checked by [`Cntx::validate`] (1 ≤ g ≤ 16, KC a
-    /// multiple of g).
+    /// plain layout of `kernels/mod.rs`. Checked by [`Cntx::validate`] (g a power of two up
+    /// to 64, KC a multiple of g).
     ///
     /// # Safety
     /// The kernel must read its panels in exactly this layout (with a k that is a multiple
     /// of `g`).
     pub const unsafe fn with_k_group(self, g: usize) -> Self {
-        GemmKernel { k_group: g, ..self }
+        // SAFETY: passed on to the caller.
+        unsafe { self.with_k_groups(g, g) }
     }
 
-    /// How many consecutive k values the packed panels interleave (1: plain layout).
+    /// [`with_k_group`](Self::with_k_group) with different groups for A and B: A's panels
+    /// interleave `a_group` k values, B's `b_group`, and both are padded to the larger (the
+    /// groups are powers of two). AMX kernels want this: an A tile row holds 32 bf16 (64 i8)
+    /// consecutive k values of one row, a B tile row pairs (quads) of k for each column.
+    ///
+    /// # Safety
+    /// The kernel must read its panels in exactly this layout, with k a multiple of both.
+    pub const unsafe fn with_k_groups(self, a_group: usize, b_group: usize) -> Self {
+        GemmKernel {
+            a_k_group: a_group,
+            b_k_group: b_group,
+            ..self
+        }
+    }
+
+    /// The k granularity of packed panels and kernel calls: k is padded to a multiple of it
+    /// (1: plain layout, no padding). The larger of the A and B groups.
     pub fn k_group(&self) -> usize {
-        self.k_group
+        self.a_k_group.max(self.b_k_group)
+    }
+
+    /// How many consecutive k values A's and B's packed panels interleave.
+    pub fn k_groups(&self) -> (usize, usize) {
+        (self.a_k_group, self.b_k_group)
     }
 
     /// `k` rounded up to the packing's k group: the depth of packed panels and of the
     /// kernel's calls.
     pub(crate) fn padded_k(&self, k: usize) -> usize {
-        k.next_multiple_of(self.k_group)
+        k.next_multiple_of(self.k_group())
+    }
+
+    /// The same entry with per-thread hardware state to set before the kernel runs and
+    /// release after ([`HwContext`]; AMX tile configuration).
+    ///
+    /// # Safety
+    /// `set` and `release` must be sound to call on any thread of a CPU with the
+    /// configuration's features, in pairs, and the kernel must run correctly between them.
+    pub const unsafe fn with_hw_context(self, hw: HwContext) -> Self {
+        GemmKernel {
+            hw_context: Some(hw),
+            ..self
+        }
+    }
+
+    /// The kernel's per-thread hardware state, if it has any.
+    pub fn hw_context(&self) -> Option<HwContext> {
+        self.hw_context
+    }
+
+    /// Sets this kernel's per-thread hardware state (if any) on the calling thread until the
+    /// returned guard drops. Every caller of [`GemmKernel::ukr`] holds one.
+    pub(crate) fn enter_hw_context(&self) -> HwContextGuard {
+        if let Some(hw) = self.hw_context {
+            // SAFETY: `with_hw_context`'s contract; paired with the guard's release.
+            unsafe { (hw.set)() };
+        }
+        HwContextGuard(self.hw_context, std::marker::PhantomData)
     }
 
     /// The same entry with packing kernels for A's and B's elements (8×8 block transposes,
@@ -290,11 +355,12 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
         if kc == 0 {
             return bad("KC must be at least 1".into());
         }
-        if !(1..=16).contains(&self.k_group) || kc % self.k_group != 0 {
-            return bad(format!(
-                "k group {} must be 1..=16 and divide KC = {kc}",
-                self.k_group
-            ));
+        for g in [self.a_k_group, self.b_k_group] {
+            if !g.is_power_of_two() || g > 64 || kc % g != 0 {
+                return bad(format!(
+                    "k group {g} must be a power of two up to 64 dividing KC = {kc}"
+                ));
+            }
         }
         if mc == 0 || mc % mr != 0 {
             return bad(format!(
@@ -321,6 +387,21 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     }
 }
 
+/// Releases a kernel's per-thread hardware state when dropped
+/// ([`GemmKernel::enter_hw_context`]).
+/// Not `Send`: the state belongs to the thread that set it.
+pub(crate) struct HwContextGuard(Option<HwContext>, std::marker::PhantomData<*const ()>);
+
+impl Drop for HwContextGuard {
+    fn drop(&mut self) {
+        if let Some(hw) = self.0 {
+            // SAFETY: pairs the `set` made by `enter_hw_context`, on the same thread (the
+            // guard is not Send).
+            unsafe { (hw.release)() };
+        }
+    }
+}
+
 /// A configuration's kernels and blocksizes for every dtype. Immutable once built.
 #[derive(Clone, Debug)]
 pub struct Cntx {
@@ -331,6 +412,7 @@ pub struct Cntx {
     pub(crate) zgemm: GemmKernel<c64, c64>,
     pub(crate) bgemm: GemmKernel<bf16, bf16>,
     pub(crate) igemm: GemmKernel<i8, i8>,
+    pub(crate) ugemm: GemmKernel<u8, i8>,
     pub(crate) threads: ThreadPrefs,
 }
 
@@ -396,6 +478,7 @@ impl Cntx {
         self.zgemm.sup = None;
         self.bgemm.sup = None;
         self.igemm.sup = None;
+        self.ugemm.sup = None;
         self
     }
 
@@ -414,6 +497,7 @@ impl Cntx {
         set(&mut self.zgemm, limits);
         set(&mut self.bgemm, limits);
         set(&mut self.igemm, limits);
+        set(&mut self.ugemm, limits);
         self
     }
 
@@ -424,7 +508,8 @@ impl Cntx {
         self.cgemm.validate(self.name)?;
         self.zgemm.validate(self.name)?;
         self.bgemm.validate(self.name)?;
-        self.igemm.validate(self.name)
+        self.igemm.validate(self.name)?;
+        self.ugemm.validate(self.name)
     }
 }
 

@@ -20,8 +20,12 @@ pub(crate) struct Gks {
     pub(crate) baseline: Features,
     pub(crate) forced: Option<String>,
     pub(crate) registry: &'static [SubConfig],
-    /// Parallel to `registry`; `None` where this CPU lacks the required features.
+    /// Parallel to `registry`; `None` where this CPU lacks the required features or the OS
+    /// refused.
     contexts: Vec<Option<Cntx>>,
+    /// Parallel to `registry`: why the OS refused an entry whose features this CPU has
+    /// ([`SubConfig::os_check`]).
+    pub(crate) refused: Vec<Option<String>>,
     /// Index into `registry`, or why nothing can run.
     chosen: Result<usize>,
 }
@@ -53,9 +57,21 @@ impl Gks {
         baseline: Features,
         forced: Option<String>,
     ) -> Gks {
+        // The OS is asked only about configurations the CPU could run (for AMX, asking is
+        // what grants the permission).
+        let refused: Vec<Option<String>> = registry
+            .iter()
+            .map(|config| match config.os_check {
+                Some(check) if cpu.contains(config.requires) => check().err(),
+                _ => None,
+            })
+            .collect();
         let contexts: Vec<Option<Cntx>> = registry
             .iter()
-            .map(|config| cpu.contains(config.requires).then(|| (config.context)()))
+            .zip(&refused)
+            .map(|(config, refusal)| {
+                (cpu.contains(config.requires) && refusal.is_none()).then(|| (config.context)())
+            })
             .collect();
         let missing = baseline.without(cpu);
         let chosen = if !missing.is_empty() {
@@ -67,7 +83,7 @@ impl Gks {
                 ),
             ))
         } else {
-            select(registry, cpu, forced.as_deref()).and_then(|index| {
+            select(registry, cpu, &refused, forced.as_deref()).and_then(|index| {
                 let cntx = contexts[index]
                     .as_ref()
                     .expect("selected configurations are supported");
@@ -80,6 +96,7 @@ impl Gks {
             forced,
             registry,
             contexts,
+            refused,
             chosen,
         }
     }
@@ -108,7 +125,7 @@ pub fn context() -> Result<&'static Cntx> {
 /// such configuration or this CPU cannot run it.
 pub fn context_named(name: &str) -> Result<&'static Cntx> {
     let gks = gks();
-    let index = select(gks.registry, gks.cpu, Some(name))?;
+    let index = select(gks.registry, gks.cpu, &gks.refused, Some(name))?;
     gks.supported()
         .find(|cntx| cntx.name() == gks.registry[index].name)
         .ok_or_else(|| match gks.chosen() {
@@ -157,6 +174,73 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Config);
         assert!(e.message().contains("lacks avx2"), "{e}");
         assert_eq!(gks.supported().count(), 0);
+    }
+
+    #[test]
+    fn a_configuration_the_os_refuses_falls_back_and_the_report_says_why() {
+        const REFUSED: SubConfig = SubConfig {
+            name: "tiles",
+            requires: Features::NONE,
+            context: || unreachable!("a refused configuration is never built"),
+            os_check: Some(|| Err("Linux refused AMX tile data (test)".into())),
+        };
+        let gks = Gks::new(&[REFUSED, GENERIC], Features::NONE, Features::NONE, None);
+        assert_eq!(gks.chosen().unwrap().name(), "generic");
+        assert_eq!(gks.supported().count(), 1);
+        let report = RuntimeReport::from_gks(&gks);
+        assert_eq!(
+            report.configurations[0].refused.as_deref(),
+            Some("Linux refused AMX tile data (test)")
+        );
+        let text = report.to_string();
+        assert!(
+            text.contains("unsupported: Linux refused AMX tile data (test)"),
+            "{text}"
+        );
+        let forced = Gks::new(
+            &[REFUSED, GENERIC],
+            Features::NONE,
+            Features::NONE,
+            Some("tiles".into()),
+        );
+        let e = forced.chosen().unwrap_err();
+        assert!(
+            e.message().contains("cannot run here: Linux refused"),
+            "{e}"
+        );
+    }
+
+    /// The real registry on this CPU as if it had AMX: the real permission request runs and
+    /// Linux answers. Without AMX (the development machine) it refuses; the AVX-512
+    /// configuration is chosen and the report carries Linux's answer.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn without_linux_tile_permission_sapphirerapids_falls_back_to_skx() {
+        let cpu = Features::detect();
+        if !cpu.contains(crate::config::skx::SKX.requires) {
+            eprintln!("no AVX-512 here: skipped");
+            return;
+        }
+        let amx = Features::AMX_TILE
+            .union(Features::AMX_BF16)
+            .union(Features::AMX_INT8);
+        let gks = Gks::new(REGISTRY, cpu.union(amx), Features::NONE, None);
+        let report = RuntimeReport::from_gks(&gks);
+        let status = &report.configurations[0];
+        assert_eq!(status.name, "sapphirerapids");
+        match &status.refused {
+            Some(why) => {
+                assert!(why.starts_with("Linux"), "{why}");
+                assert_eq!(gks.chosen().unwrap().name(), "skx");
+                let text = report.to_string();
+                assert!(text.contains(&format!("unsupported: {why}")), "{text}");
+                eprintln!("refused as expected: {why}");
+            }
+            None => {
+                assert!(cpu.contains(amx), "permission granted on a CPU without AMX");
+                assert_eq!(gks.chosen().unwrap().name(), "sapphirerapids");
+            }
+        }
     }
 
     #[test]

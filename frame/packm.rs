@@ -70,7 +70,10 @@ pub(crate) fn pack_a_for<A: Element, B: Element>(
     let mr = kernel.blocksizes().mr;
     match kernel.k_group() {
         1 => pack_a_panels(a, mr, panels, dst, kernel.pack_transposes().0),
-        g => pack_panels_k_grouped(a, mr, panels, dst, g),
+        _ => {
+            let kp = kernel.padded_k(a.ncols());
+            pack_panels_k_grouped(a, mr, panels, dst, kernel.k_groups().0, kp)
+        }
     }
 }
 
@@ -84,14 +87,18 @@ pub(crate) fn pack_b_for<A: Element, B: Element>(
     let nr = kernel.blocksizes().nr;
     match kernel.k_group() {
         1 => pack_b_panels(b, nr, panels, dst, kernel.pack_transposes().1),
-        g => pack_panels_k_grouped(&b.t(), nr, panels, dst, g),
+        _ => {
+            let kp = kernel.padded_k(b.nrows());
+            pack_panels_k_grouped(&b.t(), nr, panels, dst, kernel.k_groups().1, kp)
+        }
     }
 }
 
 /// Panels of `a` (m×k) with `g` consecutive k values interleaved per row, k padded with
-/// zeros to a multiple of `g`: `dst[slot·mr·kp + (p/g)·mr·g + i·g + p%g] = op(a)[row, p]`
-/// (zero past m or k), the VNNI layout. Whole groups of a panel's real rows are copied with
-/// the source's smaller stride innermost; the last partial group and the padding rows go
+/// zeros to `kp` (a multiple of `g` and at least k): `dst[slot·mr·kp + (p/g)·mr·g + i·g +
+/// p%g] = op(a)[row, p]` (zero past m or k), the VNNI layout. Whole groups of a panel's
+/// real rows are copied with the source's smaller stride innermost (vectorized copies for
+/// unit strides, [`copy_full_groups`]); the last partial group and the padding rows go
 /// element by element.
 fn pack_panels_k_grouped<T: Element>(
     a: &MatRef<T>,
@@ -99,9 +106,10 @@ fn pack_panels_k_grouped<T: Element>(
     panels: Range<usize>,
     dst: &mut [T],
     g: usize,
+    kp: usize,
 ) {
     let (m, k) = (a.nrows(), a.ncols());
-    let kp = k.next_multiple_of(g);
+    assert!(kp >= k && kp.is_multiple_of(g));
     assert!(panels.end <= m.div_ceil(mr) && dst.len() == panels.len() * mr * kp);
     let conj = a.is_conj();
     let (rs, cs) = (a.row_stride(), a.col_stride());
@@ -110,8 +118,21 @@ fn pack_panels_k_grouped<T: Element>(
     for (panel, out) in panels.zip(dst.chunks_exact_mut(mr * kp.max(1))) {
         let first = panel * mr;
         let rows = mr.min(m - first);
+        // The common cases (unit stride along k or along m, no conjugation, the group sizes
+        // kernels use) copy whole groups with the group size a constant, which vectorizes;
+        // the partial group and the padding follow below.
+        let done = !conj
+            && match g {
+                2 => copy_full_groups::<T, 2>(a, first, rows, full_groups, mr, out),
+                4 => copy_full_groups::<T, 4>(a, first, rows, full_groups, mr, out),
+                32 => copy_full_groups::<T, 32>(a, first, rows, full_groups, mr, out),
+                64 => copy_full_groups::<T, 64>(a, first, rows, full_groups, mr, out),
+                _ => false,
+            };
         for (q, group) in out.chunks_exact_mut(mr * g).enumerate() {
-            if q < full_groups {
+            if q < full_groups && done {
+                group[rows * g..].fill(T::zero());
+            } else if q < full_groups {
                 let at = |i: usize, r: usize| {
                     // SAFETY: row first + i < m and column q·g + r < k (a whole group).
                     op(unsafe { a.read_stored(first + i, q * g + r) })
@@ -144,6 +165,55 @@ fn pack_panels_k_grouped<T: Element>(
                 }
             }
         }
+    }
+}
+
+/// The first `full_groups` whole groups of `G` k values of rows `first..first + rows` of
+/// `a` into the panel `out` (`out[q·mr·G + i·G + r] = a[first + i, q·G + r]`), when `a` has
+/// unit stride along k (each row's group is one contiguous copy) or along m (G columns
+/// interleaved, which the compiler turns into vector shuffles). Conjugation is the caller's
+/// business. Returns false, having written nothing, for any other layout.
+fn copy_full_groups<T: Element, const G: usize>(
+    a: &MatRef<T>,
+    first: usize,
+    rows: usize,
+    full_groups: usize,
+    mr: usize,
+    out: &mut [T],
+) -> bool {
+    let (rs, cs) = (a.row_stride(), a.col_stride());
+    // Element (first, 0); every element read below is (first + i, p) with i < rows,
+    // p < full_groups·G ≤ k, inside the view.
+    let base = a.as_ptr().wrapping_offset(first as isize * rs);
+    if cs == 1 {
+        for i in 0..rows {
+            // SAFETY: row first + i holds k ≥ full_groups·G contiguous readable elements
+            // (unit column stride), for the view's lifetime.
+            let row = unsafe {
+                std::slice::from_raw_parts(base.offset(i as isize * rs), full_groups * G)
+            };
+            for (q, src) in row.chunks_exact(G).enumerate() {
+                out[q * mr * G + i * G..][..G].copy_from_slice(src);
+            }
+        }
+        true
+    } else if rs == 1 {
+        for q in 0..full_groups {
+            // SAFETY: column q·G + r (< k) holds rows first..first + rows contiguously
+            // (unit row stride), readable for the view's lifetime.
+            let columns: [&[T]; G] = std::array::from_fn(|r| unsafe {
+                std::slice::from_raw_parts(base.offset((q * G + r) as isize * cs), rows)
+            });
+            let group = &mut out[q * mr * G..][..rows * G];
+            for (i, dst) in group.chunks_exact_mut(G).enumerate() {
+                for (r, d) in dst.iter_mut().enumerate() {
+                    *d = columns[r][i];
+                }
+            }
+        }
+        true
+    } else {
+        false
     }
 }
 
@@ -353,7 +423,7 @@ mod grouped_tests {
         let data: Vec<f64> = (0..15).map(|x| x as f64 + 1.0).collect();
         let a = MatRef::col_major(&data, 3, 5, 3).unwrap();
         let mut dst = vec![f64::NAN; 2 * 2 * 8];
-        pack_panels_k_grouped(&a, 2, 0..2, &mut dst, 4);
+        pack_panels_k_grouped(&a, 2, 0..2, &mut dst, 4, 8);
         for panel in 0..2 {
             for p in 0..8 {
                 for i in 0..2 {
@@ -364,6 +434,36 @@ mod grouped_tests {
                         0.0
                     };
                     assert_eq!(got, want, "panel {panel} p {p} i {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn k_grouped_packing_agrees_for_every_layout_and_group() {
+        // The vectorized paths (unit stride along k or m) against the definition, with a
+        // partial last group, a partial last panel, and a general-stride source.
+        let (m, k, mr) = (37, 150, 32);
+        let data: Vec<i8> = (0..4 * m * k).map(|x| (x * 7 % 251) as i8).collect();
+        let views = [
+            MatRef::col_major(&data, m, k, m).unwrap(),
+            MatRef::row_major(&data, m, k, k).unwrap(),
+            MatRef::strided(&data, m, k, 2, 2 * m as isize).unwrap(),
+        ];
+        for a in &views {
+            for g in [2, 4, 32, 64] {
+                let kp = k.next_multiple_of(g);
+                let panels = m.div_ceil(mr);
+                let mut dst = vec![99i8; panels * mr * kp];
+                pack_panels_k_grouped(a, mr, 0..panels, &mut dst, g, kp);
+                for panel in 0..panels {
+                    for p in 0..kp {
+                        for i in 0..mr {
+                            let got = dst[panel * mr * kp + (p / g) * mr * g + i * g + p % g];
+                            let want = a.get(panel * mr + i, p).unwrap_or(0);
+                            assert_eq!(got, want, "g {g} panel {panel} p {p} i {i}");
+                        }
+                    }
                 }
             }
         }

@@ -20,8 +20,11 @@ pub struct ConfigStatus {
     pub name: &'static str,
     /// The features it requires.
     pub requires: Features,
-    /// The required features this CPU lacks (empty: supported).
+    /// The required features this CPU lacks (empty: supported, unless refused).
     pub missing: Features,
+    /// Why the OS would not let it run although the CPU could (AMX without Linux's
+    /// permission), if it refused.
+    pub refused: Option<String>,
 }
 
 /// One dtype's kernel in the chosen context.
@@ -73,10 +76,12 @@ impl RuntimeReport {
         let configurations = gks
             .registry
             .iter()
-            .map(|c| ConfigStatus {
+            .zip(&gks.refused)
+            .map(|(c, refused)| ConfigStatus {
                 name: c.name,
                 requires: c.requires,
                 missing: c.requires.without(gks.cpu),
+                refused: refused.clone(),
             })
             .collect();
         let chosen_cntx = gks.chosen_index().ok().and_then(|i| gks.context_at(i));
@@ -114,6 +119,7 @@ fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
         row('z', &cntx.zgemm),
         row('b', &cntx.bgemm),
         row('i', &cntx.igemm),
+        row('u', &cntx.ugemm),
     ]
 }
 
@@ -124,14 +130,14 @@ impl fmt::Display for RuntimeReport {
         writeln!(f, "  CPU features   : {}", self.cpu)?;
         writeln!(f, "  configurations :")?;
         for c in &self.configurations {
-            let status = if c.missing.is_empty() {
-                "supported".to_string()
-            } else {
-                format!("unsupported, lacks {}", c.missing)
+            let status = match &c.refused {
+                _ if !c.missing.is_empty() => format!("unsupported, lacks {}", c.missing),
+                Some(why) => format!("unsupported: {why}"),
+                None => "supported".to_string(),
             };
             writeln!(
                 f,
-                "    {:<16} needs {:<40} {status}",
+                "    {:<16} needs {:<64} {status}",
                 c.name,
                 c.requires.to_string()
             )?;

@@ -12,6 +12,7 @@ use std::fmt::Debug;
 use std::ops::{Add, Mul, Neg, Sub};
 
 use crate::cntx::{Cntx, GemmKernel};
+use crate::view::MatRef;
 
 /// Single-precision complex number (BLAS `c`).
 #[allow(non_camel_case_types)]
@@ -34,6 +35,7 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for super::bf16 {}
     impl Sealed for i8 {}
+    impl Sealed for u8 {}
     impl Sealed for super::I32Acc {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
@@ -93,12 +95,42 @@ pub trait Scalar:
 }
 
 /// An A×B element combination gemm can multiply: it names the slot of the context
-/// ([`Cntx`]) that holds its microkernel and blocksizes. C, alpha and beta are `Self::Acc`.
+/// ([`Cntx`]) that holds its microkernel and blocksizes. C, alpha and beta are `Self::Acc`
+/// (B's accumulator must be the same type; the entry points require `B: Element<Acc =
+/// A::Acc>`).
 pub trait GemmPair<B: Element>: Element {
     /// This pair's kernel entry in a context.
     fn kernel(cntx: &Cntx) -> &GemmKernel<Self, B>;
     /// Mutable access, used by [`Cntx::with_blocksizes`].
     fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<Self, B>;
+    /// `(op(B)ᵀ, op(A)ᵀ)` as this pair's operands, when A and B are the same type: the
+    /// operands of Cᵀ = op(B)ᵀ·op(A)ᵀ, which the front end solves instead when C's storage
+    /// suits the kernel better transposed. `None` for mixed pairs (u8 × i8), which keep C's
+    /// orientation (the kernel writes any strides).
+    fn swapped<'a>(
+        a: &MatRef<'a, Self>,
+        b: &MatRef<'a, B>,
+    ) -> Option<(MatRef<'a, Self>, MatRef<'a, B>)>;
+}
+
+/// The body of [`GemmPair`] for a type multiplied by itself, in the context slot `$slot`.
+macro_rules! same_type_pair {
+    ($t:ty, $slot:ident) => {
+        impl GemmPair<$t> for $t {
+            fn kernel(cntx: &Cntx) -> &GemmKernel<$t, $t> {
+                &cntx.$slot
+            }
+            fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<$t, $t> {
+                &mut cntx.$slot
+            }
+            fn swapped<'a>(
+                a: &MatRef<'a, $t>,
+                b: &MatRef<'a, $t>,
+            ) -> Option<(MatRef<'a, $t>, MatRef<'a, $t>)> {
+                Some((b.t(), a.t()))
+            }
+        }
+    };
 }
 
 macro_rules! real_scalar {
@@ -220,12 +252,41 @@ impl Element for i8 {
     }
 }
 
-impl GemmPair<i8> for i8 {
-    fn kernel(cntx: &Cntx) -> &GemmKernel<i8, i8> {
-        &cntx.igemm
+same_type_pair!(i8, igemm);
+
+/// Unsigned bytes: the A operand of u8 × i8 gemm (activations after ReLU, quantized with a
+/// zero point), accumulated like i8 in wrapping i32.
+impl Element for u8 {
+    type Acc = I32Acc;
+    const LETTER: char = 'u';
+    fn zero() -> Self {
+        0
     }
-    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<i8, i8> {
-        &mut cntx.igemm
+    fn conj(self) -> Self {
+        self
+    }
+    fn to_acc(self) -> I32Acc {
+        std::num::Wrapping(i32::from(self))
+    }
+    fn from_parts(re: f64, _im: f64) -> Self {
+        // Rounded to nearest, saturating at 0 and 255.
+        re.round() as u8
+    }
+}
+
+/// u8 × i8 → i32: the operand order VNNI's `vpdpbusd` and AMX's `tdpbusd` take natively.
+impl GemmPair<i8> for u8 {
+    fn kernel(cntx: &Cntx) -> &GemmKernel<u8, i8> {
+        &cntx.ugemm
+    }
+    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<u8, i8> {
+        &mut cntx.ugemm
+    }
+    fn swapped<'a>(
+        _: &MatRef<'a, u8>,
+        _: &MatRef<'a, i8>,
+    ) -> Option<(MatRef<'a, u8>, MatRef<'a, i8>)> {
+        None
     }
 }
 
@@ -234,14 +295,7 @@ real_scalar!(f64, 'd');
 complex_scalar!(c32, f32, 'c');
 complex_scalar!(c64, f64, 'z');
 
-impl GemmPair<f32> for f32 {
-    fn kernel(cntx: &Cntx) -> &GemmKernel<f32, f32> {
-        &cntx.sgemm
-    }
-    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<f32, f32> {
-        &mut cntx.sgemm
-    }
-}
+same_type_pair!(f32, sgemm);
 impl Element for bf16 {
     type Acc = f32;
     const LETTER: char = 'b';
@@ -260,36 +314,8 @@ impl Element for bf16 {
     }
 }
 
-impl GemmPair<bf16> for bf16 {
-    fn kernel(cntx: &Cntx) -> &GemmKernel<bf16, bf16> {
-        &cntx.bgemm
-    }
-    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<bf16, bf16> {
-        &mut cntx.bgemm
-    }
-}
+same_type_pair!(bf16, bgemm);
 
-impl GemmPair<f64> for f64 {
-    fn kernel(cntx: &Cntx) -> &GemmKernel<f64, f64> {
-        &cntx.dgemm
-    }
-    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<f64, f64> {
-        &mut cntx.dgemm
-    }
-}
-impl GemmPair<c32> for c32 {
-    fn kernel(cntx: &Cntx) -> &GemmKernel<c32, c32> {
-        &cntx.cgemm
-    }
-    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<c32, c32> {
-        &mut cntx.cgemm
-    }
-}
-impl GemmPair<c64> for c64 {
-    fn kernel(cntx: &Cntx) -> &GemmKernel<c64, c64> {
-        &cntx.zgemm
-    }
-    fn kernel_mut(cntx: &mut Cntx) -> &mut GemmKernel<c64, c64> {
-        &mut cntx.zgemm
-    }
-}
+same_type_pair!(f64, dgemm);
+same_type_pair!(c32, cgemm);
+same_type_pair!(c64, zgemm);

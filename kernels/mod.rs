@@ -26,6 +26,8 @@ use crate::types::Element;
 pub mod haswell;
 pub mod reference;
 #[cfg(target_arch = "x86_64")]
+pub mod sapphirerapids;
+#[cfg(target_arch = "x86_64")]
 pub mod skx;
 #[cfg(target_arch = "x86_64")]
 mod x86;

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::cntx::Cntx;
 use crate::error::Result;
 use crate::rntm::Rntm;
-use crate::types::GemmPair;
+use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
 #[cfg(all(feature = "sandbox-ref99", feature = "sandbox-gemmlike"))]
@@ -65,11 +65,11 @@ pub(crate) fn calls() -> u64 {
 /// Offers a checked call to the enabled sandbox: `Some(result)` if it computed it, `None`
 /// if the native implementation must.
 #[allow(unused_variables)]
-pub(crate) fn offer<T: GemmPair<T>>(
+pub(crate) fn offer<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    c: &mut MatMut<T::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
     rntm: &Rntm,
 ) -> Option<Result<()>> {
     #[cfg(feature = "sandbox-ref99")]

@@ -74,3 +74,32 @@ fn the_quick_suite_passes() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains(" 0 FAIL"), "{stdout}");
 }
+
+#[test]
+fn forcing_sapphirerapids_without_amx_is_a_clear_error() {
+    let report = oxblis::runtime_report();
+    let Some(spr) = report
+        .configurations
+        .iter()
+        .find(|c| c.name == "sapphirerapids")
+    else {
+        eprintln!("no sapphirerapids configuration in this build (not x86-64): skipped");
+        return;
+    };
+    if spr.missing.is_empty() && spr.refused.is_none() {
+        eprintln!("this CPU runs AMX: skipped");
+        return;
+    }
+    let out = testsuite(&["--quick"], &[("BLIS_ARCH_TYPE", "sapphirerapids")]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let why = if spr.missing.is_empty() {
+        "cannot run here: Linux".to_string()
+    } else {
+        format!("needs CPU features this CPU lacks: {}", spr.missing)
+    };
+    assert!(
+        err.contains("BLIS_ARCH_TYPE=sapphirerapids") && err.contains(&why),
+        "{err}"
+    );
+}

@@ -6,98 +6,24 @@
 //!
 //! * bf16 × bf16 → f32: products are exact in f32, so the only rounding is f32 accumulation:
 //!   results within f32's bound (`oxblis::check::tolerance`), exact for integer data.
-//! * i8 × i8 → `I32Acc`: exact, always; overflow wraps modulo 2^32 (checked against i64
-//!   arithmetic reduced by hand).
+//! * i8 × i8 and u8 × i8 → `I32Acc`: exact, always, on bytes over their whole range (a
+//!   kernel mistaking signed for unsigned bytes shows); overflow wraps modulo 2^32 (checked
+//!   against i64 arithmetic reduced by hand).
 
 mod harness;
 
-use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
-use oxblis::{
-    Cntx, Element, GemmKernel, GemmPair, MatMut, MatRef, Rntm, Scalar, Ways, bf16, gemm,
-    gemm_with_cntx,
-};
+use harness::low_precision::{LpCase, LpElement, Pair, check};
 
-struct LpCase {
-    m: usize,
-    n: usize,
-    k: usize,
-    op_a: Op,
-    op_b: Op,
-    storage: [Storage; 3],
-    alpha: f64,
-    beta: f64,
-}
+use oxblis::check::{Op, Storage};
+use oxblis::{Cntx, GemmKernel, MatMut, MatRef, Rntm, Ways, bf16, gemm};
 
-fn check<T: GemmPair<T>>(cntx: &Cntx, rntm: Option<&Rntm>, case: &LpCase, seed: u64) {
-    let mut rng = Rng::new(seed);
-    let exact_type = <T::Acc as Scalar>::UNIT_ROUNDOFF == 0.0;
-    let values = if seed.is_multiple_of(2) && !exact_type {
-        Values::Uniform
-    } else {
-        Values::SmallIntegers
-    };
-    let [st_c, st_a, st_b] = case.storage;
-    let (ar, ac) = case.op_a.stored_shape(case.m, case.k);
-    let (br, bc) = case.op_b.stored_shape(case.k, case.n);
-    let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, st_a);
-    let b = TestMatrix::<T>::random(&mut rng, values, br, bc, st_b);
-    let mut c = TestMatrix::<T::Acc>::random(&mut rng, values, case.m, case.n, st_c);
-    let (alpha, beta) = (
-        <T::Acc as Element>::from_parts(case.alpha, 0.0),
-        <T::Acc as Element>::from_parts(case.beta, 0.0),
-    );
-    if beta.is_zero() {
-        // NaN for float C (integer C cannot hold one: a large value instead).
-        let poison = <T::Acc as Element>::from_parts(f64::NAN, 0.0);
-        let poison = if exact_type {
-            <T::Acc as Element>::from_parts(1e9, 0.0)
-        } else {
-            poison
-        };
-        for j in 0..case.n {
-            for i in 0..case.m {
-                let idx = c.index(i, j);
-                c.buf[idx] = poison;
-            }
-        }
-    }
-    let original = c.buf.clone();
-    let mut want = c.clone();
-    let av = case.op_a.apply(a.view()).scaled(alpha);
-    let bv = case.op_b.apply(b.view());
-    gemm_with_cntx(&av, &bv, &mut c.view_mut().with_beta(beta), cntx, rntm).unwrap();
-    let magnitude = gemm_reference(&av, &bv, &mut want.view_mut().with_beta(beta));
-    let cmp = compare(&c, &want, &original, &magnitude, case.k);
-    let what = format!(
-        "{} {}gemm_{}{} {}×{}×{} storage {:?} alpha {} beta {} values {values:?}",
-        cntx.name(),
-        T::LETTER,
-        case.op_a.letter(),
-        case.op_b.letter(),
-        case.m,
-        case.n,
-        case.k,
-        case.storage,
-        case.alpha,
-        case.beta
-    );
-    assert_eq!(cmp.wrote_outside, None, "{what}: wrote outside C");
-    assert!(cmp.residual <= 1.0, "{what}: residual {}", cmp.residual);
-    if values == Values::SmallIntegers || exact_type {
-        // Integers in [-4, 4]: products and sums are exact in f32 at these sizes.
-        let exact = (0..case.n)
-            .all(|j| (0..case.m).all(|i| c.buf[c.index(i, j)] == want.buf[want.index(i, j)]));
-        assert!(exact, "{what}: integer data must be exact");
-    }
-}
-
-/// Every supported configuration, as is and with `T`'s blocks shrunk to KC = 3 (or two k
-/// groups), MC = 2·MR, NC = 2·NR.
-fn contexts<T: GemmPair<T>>() -> Vec<Cntx> {
+/// Every supported configuration, as is and with the pair's blocks shrunk to KC = 3 (or two
+/// k groups), MC = 2·MR, NC = 2·NR.
+fn contexts<A: Pair<B>, B: LpElement<Acc = A::Acc>>() -> Vec<Cntx> {
     harness::contexts_with_tiny_blocks()
         .into_iter()
         .flat_map(|(cntx, _)| {
-            let kernel = cntx.kernel::<T, T>();
+            let kernel = cntx.kernel::<A, B>();
             let bs = kernel.blocksizes();
             // KC = 3, or two k groups for a kernel with k-grouped (VNNI) panels, so k slices
             // and their zero padding are both exercised.
@@ -108,7 +34,7 @@ fn contexts<T: GemmPair<T>>() -> Vec<Cntx> {
             };
             let tiny = cntx
                 .clone()
-                .with_blocksizes::<T, T>(kc, 2 * bs.mr, 2 * bs.nr)
+                .with_blocksizes::<A, B>(kc, 2 * bs.mr, 2 * bs.nr)
                 .unwrap();
             [cntx, tiny]
         })
@@ -117,7 +43,7 @@ fn contexts<T: GemmPair<T>>() -> Vec<Cntx> {
 
 #[test]
 fn bf16_matches_the_reference_over_the_grid() {
-    grid::<bf16>(&contexts::<bf16>());
+    grid::<bf16, bf16>(&contexts::<bf16, bf16>());
     // skx picks the `vdpbf16ps` kernel where the CPU has AVX512_BF16; the widening kernel it
     // uses otherwise is tested too, planted into the skx context.
     if let Some(skx) = oxblis::supported_contexts()
@@ -140,19 +66,24 @@ fn bf16_matches_the_reference_over_the_grid() {
             .clone()
             .with_blocksizes::<bf16, bf16>(3, 64, 24)
             .unwrap();
-        grid::<bf16>(&[planted, tiny]);
+        grid::<bf16, bf16>(&[planted, tiny]);
     }
 }
 
 #[test]
 fn i8_matches_the_reference_exactly_over_the_grid() {
-    grid::<i8>(&contexts::<i8>());
+    grid::<i8, i8>(&contexts::<i8, i8>());
 }
 
-fn grid<T: GemmPair<T>>(contexts: &[Cntx]) {
+#[test]
+fn u8_times_i8_matches_the_reference_exactly_over_the_grid() {
+    grid::<u8, i8>(&contexts::<u8, i8>());
+}
+
+fn grid<A: Pair<B>, B: LpElement<Acc = A::Acc>>(contexts: &[Cntx]) {
     let mut seed = 0;
     for cntx in contexts {
-        let bs = cntx.kernel::<T, T>().blocksizes();
+        let bs = cntx.kernel::<A, B>().blocksizes();
         let sizes = [0, 1, bs.mr - 1, bs.mr + 1, bs.nr + 1, 2 * bs.mr + 3, 37];
         for op_a in [Op::N, Op::T] {
             for op_b in [Op::N, Op::T] {
@@ -178,7 +109,7 @@ fn grid<T: GemmPair<T>>(contexts: &[Cntx]) {
                                 alpha,
                                 beta,
                             };
-                            check::<T>(cntx, None, &case, seed);
+                            check::<A, B>(cntx, None, &case, seed);
                         }
                     }
                 }
@@ -189,11 +120,12 @@ fn grid<T: GemmPair<T>>(contexts: &[Cntx]) {
 
 #[test]
 fn low_precision_with_threads() {
-    threads::<bf16>();
-    threads::<i8>();
+    threads::<bf16, bf16>();
+    threads::<i8, i8>();
+    threads::<u8, i8>();
 }
 
-fn threads<T: GemmPair<T>>() {
+fn threads<A: Pair<B>, B: LpElement<Acc = A::Acc>>() {
     let layouts = [
         Ways {
             jc: 2,
@@ -218,7 +150,7 @@ fn threads<T: GemmPair<T>>() {
         },
     ];
     let mut seed = 1000;
-    for cntx in contexts::<T>() {
+    for cntx in contexts::<A, B>() {
         for ways in layouts {
             let rntm = Rntm::new().with_ways(ways).unwrap();
             for (m, n, k) in [(1, 1, 1), (40, 33, 20), (64, 9, 70)] {
@@ -233,7 +165,7 @@ fn threads<T: GemmPair<T>>() {
                     alpha: 0.5,
                     beta: -1.0,
                 };
-                check::<T>(&cntx, Some(&rntm), &case, seed);
+                check::<A, B>(&cntx, Some(&rntm), &case, seed);
             }
         }
     }

@@ -93,23 +93,27 @@ fn scalar<T: Scalar>(class: ScalarClass, rng: &mut Rng, values: Values) -> T {
 }
 
 /// Runs one test.
-pub fn run<T: GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -> GemmResult {
+pub fn run<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    case: &GemmCase,
+    cntx: &Cntx,
+    rntm: &Rntm,
+) -> GemmResult {
     let GemmCase { m, n, k, .. } = *case;
     let [st_c, st_a, st_b] = case.storage;
     let mut rng = Rng::new(case.seed);
     let (a_rows, a_cols) = case.op_a.stored_shape(m, k);
     let (b_rows, b_cols) = case.op_b.stored_shape(k, n);
-    let a = TestMatrix::<T>::random(&mut rng, case.values, a_rows, a_cols, st_a);
-    let b = TestMatrix::<T>::random(&mut rng, case.values, b_rows, b_cols, st_b);
-    let mut c = TestMatrix::<T::Acc>::random(&mut rng, case.values, m, n, st_c);
-    let alpha: T::Acc = scalar(case.alpha, &mut rng, case.values);
-    let beta: T::Acc = scalar(case.beta, &mut rng, case.values);
+    let a = TestMatrix::<A>::random(&mut rng, case.values, a_rows, a_cols, st_a);
+    let b = TestMatrix::<B>::random(&mut rng, case.values, b_rows, b_cols, st_b);
+    let mut c = TestMatrix::<A::Acc>::random(&mut rng, case.values, m, n, st_c);
+    let alpha: A::Acc = scalar(case.alpha, &mut rng, case.values);
+    let beta: A::Acc = scalar(case.beta, &mut rng, case.values);
     if beta.is_zero() {
         // beta = 0 means C is not read: NaN in it must not survive (integer C cannot hold a
         // NaN: a large value instead, which would show up in the exact comparison).
-        let exact = <T::Acc as Scalar>::UNIT_ROUNDOFF == 0.0;
+        let exact = <A::Acc as Scalar>::UNIT_ROUNDOFF == 0.0;
         let poison = if exact { 1e9 } else { f64::NAN };
-        let nan = <T::Acc as Element>::from_parts(poison, poison);
+        let nan = <A::Acc as Element>::from_parts(poison, poison);
         for j in 0..n {
             for i in 0..m {
                 let idx = c.index(i, j);
@@ -146,7 +150,7 @@ pub fn run<T: GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -> GemmRes
     }
     // alpha = 0 multiplies nothing: no rate to report.
     let products = if alpha.is_zero() { 0 } else { m * n * k };
-    let flops = if <T::Acc as Scalar>::IS_COMPLEX {
+    let flops = if <A::Acc as Scalar>::IS_COMPLEX {
         8.0
     } else {
         2.0
@@ -191,9 +195,9 @@ pub fn run<T: GemmPair<T>>(case: &GemmCase, cntx: &Cntx, rntm: &Rntm) -> GemmRes
 /// i-th element differs from the exact one by at most (k+2)·u·Σ_j M_ij|x_j|, which is
 /// |alpha|·|op(A)|·(|op(B)|·|x|) + |beta|·|C_old|·|x| — computable in the same passes —
 /// plus the probe's own rounding. The residual is the largest difference over that bound.
-fn probe<E: Element<Acc = T>, T: Scalar>(
-    a: &MatRef<E>,
-    b: &MatRef<E>,
+fn probe<EA: Element<Acc = T>, EB: Element<Acc = T>, T: Scalar>(
+    a: &MatRef<EA>,
+    b: &MatRef<EB>,
     beta: T,
     c_old: &TestMatrix<T>,
     c_new: &TestMatrix<T>,
@@ -202,13 +206,14 @@ fn probe<E: Element<Acc = T>, T: Scalar>(
     let alpha = a.scale() * b.scale();
     let (m, n, k) = (c_new.rows, c_new.cols, a.ncols());
     let x: Vec<T> = (0..n).map(|_| rng.value(Values::Uniform)).collect();
-    let at = |mat: &MatRef<E>, i, j| mat.get(i, j).expect("in range").to_acc();
+    let a_at = |i, p| a.get(i, p).expect("in range").to_acc();
+    let b_at = |p, j| b.get(p, j).expect("in range").to_acc();
     // t = op(B)·x and its magnitude.
     let mut t = vec![T::zero(); k];
     let mut t_mag = vec![0.0f64; k];
     for p in 0..k {
         for (j, &xj) in x.iter().enumerate() {
-            let v = at(b, p, j);
+            let v = b_at(p, j);
             t[p] = t[p] + v * xj;
             t_mag[p] += v.abs1() * xj.abs1();
         }
@@ -218,7 +223,7 @@ fn probe<E: Element<Acc = T>, T: Scalar>(
     for i in 0..m {
         let (mut want, mut mag) = (T::zero(), 0.0);
         for p in 0..k {
-            let v = at(a, i, p);
+            let v = a_at(i, p);
             want = want + v * t[p];
             mag += v.abs1() * t_mag[p];
         }

@@ -249,10 +249,10 @@ pub fn parse_general(file: &str, text: &str) -> Result<General, InputError> {
         |s| all(s, storage_combos),
     )?;
     let dtypes = r.next(
-        "datatypes: letters from s d c z b i (b = bf16 → f32, i = i8 → i32; e.g. sdczbi)",
+        "datatypes: letters from s d c z b i u (b = bf16 → f32, i = i8 → i32, u = u8 × i8 → i32; e.g. sdczbiu)",
         |s| {
             let d: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
-            (!d.is_empty() && d.iter().all(|c| "sdczbi".contains(*c))).then_some(d)
+            (!d.is_empty() && d.iter().all(|c| "sdczbiu".contains(*c))).then_some(d)
         },
     )?;
     let sizes = r.next(

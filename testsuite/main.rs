@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use oxblis::check::Op;
-use oxblis::{Cntx, GemmPair, bf16, c32, c64};
+use oxblis::{Cntx, Element, GemmPair, bf16, c32, c64};
 
 use crate::gemm_test::{GemmCase, Outcome};
 use crate::input::{
@@ -213,15 +213,15 @@ fn jobs(general: &General, operations: &[Operation], n_contexts: usize) -> Vec<J
     out
 }
 
-fn run_job<T: GemmPair<T>>(job: &Job, cntx: &Cntx) -> TestLine {
+fn run_job<A: GemmPair<B>, B: Element<Acc = A::Acc>>(job: &Job, cntx: &Cntx) -> TestLine {
     let rntm = job
         .threads
         .rntm()
         .expect("thread settings are validated when parsed");
-    let result = gemm_test::run::<T>(&job.case, cntx, &rntm);
+    let result = gemm_test::run::<A, B>(&job.case, cntx, &rntm);
     TestLine {
         config: cntx.name().to_string(),
-        name: job.case.name::<T>(),
+        name: job.case.name::<A>(),
         case: job.case.clone(),
         threads: job.threads.label(),
         result,
@@ -230,12 +230,13 @@ fn run_job<T: GemmPair<T>>(job: &Job, cntx: &Cntx) -> TestLine {
 
 fn run_one(job: &Job, cntx: &Cntx) -> TestLine {
     match job.dtype {
-        's' => run_job::<f32>(job, cntx),
-        'd' => run_job::<f64>(job, cntx),
-        'c' => run_job::<c32>(job, cntx),
-        'z' => run_job::<c64>(job, cntx),
-        'b' => run_job::<bf16>(job, cntx),
-        _ => run_job::<i8>(job, cntx),
+        's' => run_job::<f32, f32>(job, cntx),
+        'd' => run_job::<f64, f64>(job, cntx),
+        'c' => run_job::<c32, c32>(job, cntx),
+        'z' => run_job::<c64, c64>(job, cntx),
+        'b' => run_job::<bf16, bf16>(job, cntx),
+        'i' => run_job::<i8, i8>(job, cntx),
+        _ => run_job::<u8, i8>(job, cntx),
     }
 }
 

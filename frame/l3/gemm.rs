@@ -53,11 +53,11 @@ use crate::view::{MatMut, MatRef};
 
 /// C := alpha·op(A)·op(B) + beta·C for checked operands, where alpha is the product of the
 /// scalars A and B carry and beta is C's.
-pub(crate) fn gemm_front<T: GemmPair<T>>(
+pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    a: MatRef<T>,
-    b: MatRef<T>,
-    mut c: MatMut<T::Acc>,
+    a: MatRef<A>,
+    b: MatRef<B>,
+    mut c: MatMut<A::Acc>,
     rntm: &Rntm,
 ) -> Result<()> {
     let alpha = a.scale() * b.scale();
@@ -70,18 +70,21 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
         scale_c(beta, &mut c);
         return Ok(());
     }
-    let kernel = T::kernel(cntx);
+    let kernel = A::kernel(cntx);
     // One column or one row: a gemv, streamed once instead of packed (frame/l3/gemv.rs).
     if let Some(gemv) = kernel.gemv() {
         if c.ncols() == 1 {
             return gemm_gemv(gemv, alpha, &a, &b, beta, &mut c);
         }
-        if c.nrows() == 1 {
-            return gemm_gemv(gemv, alpha, &b.t(), &a.t(), beta, &mut c.t());
+        if c.nrows() == 1
+            && let Some((bt, at)) = A::swapped(&a, &b)
+        {
+            return gemm_gemv(gemv, alpha, &bt, &at, beta, &mut c.t());
         }
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
-    // fastest, solve the transposed problem instead, so the kernel sees its favourite layout.
+    // fastest, solve the transposed problem instead, so the kernel sees its favourite layout
+    // (same-type pairs only: a mixed pair's kernel takes its operands in one order).
     let c_is_row_stored = c.col_stride().unsigned_abs() < c.row_stride().unsigned_abs();
     let c_is_col_stored = c.row_stride().unsigned_abs() < c.col_stride().unsigned_abs();
     let transpose = if kernel.prefers_rows() {
@@ -89,10 +92,9 @@ pub(crate) fn gemm_front<T: GemmPair<T>>(
     } else {
         c_is_row_stored
     };
-    let (a, b, mut c) = if transpose {
-        (b.t(), a.t(), c.t())
-    } else {
-        (a, b, c)
+    let (a, b, mut c) = match A::swapped(&a, &b) {
+        Some((bt, at)) if transpose => (bt, at, c.t()),
+        _ => (a, b, c),
     };
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
@@ -239,6 +241,8 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
     let team_barrier = jc_ways * pc_ways * (1 + ic_ways);
     let b_block = s.b_blocks.part(b_team * s.b_len, s.b_len);
     let a_block = s.a_blocks.part(a_team * s.a_len, s.a_len);
+    // The kernel's per-thread hardware state (AMX tiles), released when this returns.
+    let _hw = s.kernel.enter_hw_context();
 
     // k group 0 updates C with beta; the others overwrite their own partial product.
     let (target, beta_group) = if pc_id == 0 {
@@ -495,5 +499,81 @@ mod tests {
             let want: f64 = (0..n).map(|p| a[i + p * n] * a[p + j * n]).sum();
             assert_eq!(got, want);
         }
+    }
+}
+
+#[cfg(test)]
+mod hw_context_tests {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::cntx::{Cntx, HwContext};
+    use crate::kernels::{GemmUkrArgs, reference};
+    use crate::rntm::{Rntm, Ways};
+    use crate::view::{MatMut, MatRef};
+
+    thread_local! {
+        static TILES_SET: Cell<bool> = const { Cell::new(false) };
+    }
+    static SETS: AtomicUsize = AtomicUsize::new(0);
+    static RELEASES: AtomicUsize = AtomicUsize::new(0);
+    static CALLS_OUTSIDE: AtomicUsize = AtomicUsize::new(0);
+
+    unsafe fn set() {
+        assert!(!TILES_SET.replace(true), "set twice without a release");
+        SETS.fetch_add(1, Ordering::SeqCst);
+    }
+    unsafe fn release() {
+        assert!(TILES_SET.replace(false), "released without a set");
+        RELEASES.fetch_add(1, Ordering::SeqCst);
+    }
+    /// The reference kernel, counting calls made without the hardware context set.
+    unsafe fn stateful_ukr(args: &GemmUkrArgs<f64, f64>) {
+        if !TILES_SET.get() {
+            CALLS_OUTSIDE.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: same contract, same MR×NR.
+        unsafe { reference::gemm_ukr::<f64, f64, 4, 4>(args) }
+    }
+
+    #[test]
+    fn every_thread_sets_the_kernel_state_before_its_calls_and_releases_it_after() {
+        // SAFETY: the kernel is the reference 4×4 one; set/release only touch a flag.
+        let cntx = unsafe {
+            let mut cntx = Cntx::generic_with_test_dgemm(stateful_ukr, false);
+            cntx.dgemm = cntx.dgemm.with_hw_context(HwContext { set, release });
+            cntx
+        };
+        let n = 37;
+        let a: Vec<f64> = (0..n * n).map(|x| (x % 7) as f64).collect();
+        let mut c = vec![0.0; n * n];
+        let one = Ways {
+            jc: 1,
+            pc: 1,
+            ic: 1,
+            jr: 1,
+            ir: 1,
+        };
+        for ways in [
+            one,
+            Ways {
+                jc: 2,
+                pc: 1,
+                ic: 2,
+                jr: 1,
+                ir: 1,
+            },
+        ] {
+            let (s0, r0) = (SETS.load(Ordering::SeqCst), RELEASES.load(Ordering::SeqCst));
+            let rntm = Rntm::new().with_ways(ways).unwrap();
+            let av = MatRef::col_major(&a, n, n, n).unwrap();
+            let cv = MatMut::col_major(&mut c, n, n, n).unwrap();
+            super::gemm_front(&cntx, av, av, cv, &rntm).unwrap();
+            let sets = SETS.load(Ordering::SeqCst) - s0;
+            assert_eq!(sets, ways.total(), "one set per thread");
+            assert_eq!(RELEASES.load(Ordering::SeqCst) - r0, sets);
+        }
+        assert_eq!(CALLS_OUTSIDE.load(Ordering::SeqCst), 0);
+        assert!(!TILES_SET.get());
     }
 }

@@ -220,6 +220,12 @@ fn worker(lane: &'static Lane) {
     if let Some(core) = lane.core {
         core_affinity::set_for_current(core);
     }
+    // A worker's alternate signal stack must hold a signal frame with AMX tile state, or
+    // Linux refuses (or revokes the usefulness of) tile permission for the whole process
+    // (config/amx_permission.rs). Rust's runtime sizes it from AT_MINSIGSTKSZ already; this
+    // makes sure. Failing leaves the thread as it was, which AMX's request then reports.
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    let _ = crate::config::amx_permission::fit_alt_stack();
     // The lane's sender is static, so the channel never disconnects. After each task the
     // worker polls for the next one for `SPIN_TIME` before blocking: a blocked worker's vCPU
     // halts, and waking it costs more than a short call (measured, docs/Performance.md).
@@ -275,6 +281,23 @@ mod tests {
             run_team(6, false, &job, &|| ()).unwrap();
         }
         assert!(ran.iter().all(|r| r.load(Ordering::SeqCst) == 50));
+    }
+
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    #[test]
+    fn workers_never_hold_an_alternate_stack_too_small_for_amx_frames() {
+        use crate::config::amx_permission::{alt_stack_size, alt_stack_size_needed};
+        let needed = alt_stack_size_needed();
+        let sizes: Vec<std::sync::Mutex<Option<usize>>> =
+            (0..4).map(|_| Default::default()).collect();
+        let job = |tid: usize| *sizes[tid].lock().unwrap() = alt_stack_size();
+        run_team(4, false, &job, &|| ()).unwrap();
+        for (tid, size) in sizes.iter().enumerate().skip(1) {
+            // None: no alternate stack, signals run on the thread's own stack (not checked).
+            if let Some(size) = *size.lock().unwrap() {
+                assert!(size >= needed, "worker {tid}: {size} < {needed}");
+            }
+        }
     }
 
     #[test]

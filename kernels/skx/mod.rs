@@ -3,7 +3,8 @@
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
 //! problems; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`); bf16 → f32
 //! has a packed kernel (`gemm_b16_32x12`, or `gemm_b16dp_32x12` where the CPU has AVX512_BF16),
-//! and i8 → i32 a VNNI one (`gemm_i8_32x12`, used when the CPU has AVX-512 VNNI).
+//! and i8 × i8 / u8 × i8 → i32 VNNI ones (`gemm_i8_32x12`, `gemm_u8i8_32x12`, used when the
+//! CPU has AVX-512 VNNI).
 
 mod gemm_b16_32x12;
 mod gemm_b16dp_32x12;
@@ -25,7 +26,7 @@ pub use gemm_c32_16x6::gemm_c32_16x6;
 pub use gemm_c64_8x6::gemm_c64_8x6;
 pub use gemm_f32_32x12::gemm_f32_32x12;
 pub use gemm_f64_16x12::gemm_f64_16x12;
-pub use gemm_i8_32x12::gemm_i8_32x12;
+pub use gemm_i8_32x12::{gemm_i8_32x12, gemm_u8i8_32x12};
 pub use gemv_c32::gemv_c32;
 pub use gemv_c64::gemv_c64;
 pub use gemv_f32::gemv_f32;

@@ -36,11 +36,11 @@ use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// The sandbox's entry point. See the module docs.
-pub(crate) fn gemm<T: GemmPair<T>>(
+pub(crate) fn gemm<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    c: &mut MatMut<T::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
     rntm: &Rntm,
 ) -> Sandboxed {
     let alpha = a.scale() * b.scale();
@@ -51,9 +51,10 @@ pub(crate) fn gemm<T: GemmPair<T>>(
     if alpha.is_zero() || k == 0 {
         return Sandboxed::Declined;
     }
-    let kernel = T::kernel(cntx);
-    if kernel.k_group() != 1 {
-        // gemmlike packs the plain layout only; k-grouped (VNNI) kernels go native.
+    let kernel = A::kernel(cntx);
+    if kernel.k_group() != 1 || kernel.hw_context().is_some() {
+        // gemmlike packs the plain layout only and keeps no per-thread kernel state: k-grouped
+        // (VNNI) and AMX kernels go native.
         return Sandboxed::Declined;
     }
     let Blocksizes { mr, nr, .. } = kernel.blocksizes();
@@ -84,14 +85,14 @@ pub(crate) fn gemm<T: GemmPair<T>>(
     let a_len = mc * kc;
     let b_len = kc * nc.min(n.next_multiple_of(nr));
     let (mut a_buf, mut b_buf) = match (
-        PackBuf::checkout(threads * a_len * size_of::<T>()),
-        PackBuf::checkout(threads * b_len * size_of::<T>()),
+        PackBuf::checkout(threads * a_len * size_of::<A>()),
+        PackBuf::checkout(threads * b_len * size_of::<B>()),
     ) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => return Sandboxed::Done(Err(e)),
     };
-    let a_bufs = RawBuf::new(a_buf.as_mut_ptr::<T>(threads * a_len), threads * a_len);
-    let b_bufs = RawBuf::new(b_buf.as_mut_ptr::<T>(threads * b_len), threads * b_len);
+    let a_bufs = RawBuf::new(a_buf.as_mut_ptr::<A>(threads * a_len), threads * a_len);
+    let b_bufs = RawBuf::new(b_buf.as_mut_ptr::<B>(threads * b_len), threads * b_len);
 
     let beta = c.beta();
     let c = c.raw();
@@ -126,15 +127,15 @@ pub(crate) fn gemm<T: GemmPair<T>>(
 /// The five loops on one thread's block: C := alpha·A·B + beta·C, packing into `a_buf`
 /// (MC·KC elements) and `b_buf` (KC·min(NC, n rounded up to NR)).
 #[allow(clippy::too_many_arguments)]
-fn one_thread<T: GemmPair<T>>(
-    kernel: &GemmKernel<T, T>,
-    alpha: T::Acc,
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    beta: T::Acc,
-    c: RawMat<T::Acc>,
-    a_buf: &mut [T],
-    b_buf: &mut [T],
+fn one_thread<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: RawMat<A::Acc>,
+    a_buf: &mut [A],
+    b_buf: &mut [B],
 ) {
     let Blocksizes { mr, nr, kc, mc, nc } = kernel.blocksizes();
     let (m, n, k) = (c.m, c.n, a.ncols());
@@ -148,7 +149,7 @@ fn one_thread<T: GemmPair<T>>(
             let beta_here = if pc == 0 {
                 beta
             } else {
-                <T::Acc as Scalar>::one()
+                <A::Acc as Scalar>::one()
             };
             for ic in (0..m).step_by(mc) {
                 let mc_cur = mc.min(m - ic);
@@ -164,18 +165,18 @@ fn one_thread<T: GemmPair<T>>(
 }
 
 /// Loops 2 and 1 over one packed A block and one packed B block.
-fn macrokernel<T: GemmPair<T>>(
-    kernel: &GemmKernel<T, T>,
-    alpha: T::Acc,
-    a_packed: &[T],
-    b_packed: &[T],
+fn macrokernel<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a_packed: &[A],
+    b_packed: &[B],
     k: usize,
-    beta: T::Acc,
-    c: RawMat<T::Acc>,
+    beta: A::Acc,
+    c: RawMat<A::Acc>,
 ) {
     let Blocksizes { mr, nr, .. } = kernel.blocksizes();
     let ukr = kernel.ukr();
-    let zero = <T::Acc as Element>::zero();
+    let zero = <A::Acc as Element>::zero();
     let mut scratch = [zero; MAX_TILE_ELEMS];
     for (jp, jr) in (0..c.n).step_by(nr).enumerate() {
         let b_panel = &b_packed[jp * k * nr..][..k * nr];

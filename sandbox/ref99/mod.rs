@@ -27,11 +27,11 @@ use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// The sandbox's entry point. See the module docs.
-pub(crate) fn gemm<T: GemmPair<T>>(
+pub(crate) fn gemm<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    c: &mut MatMut<T::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
     _rntm: &Rntm,
 ) -> Sandboxed {
     let alpha = a.scale() * b.scale();
@@ -45,19 +45,21 @@ pub(crate) fn gemm<T: GemmPair<T>>(
     Sandboxed::Done(goto(cntx, alpha, a, b, c))
 }
 
-fn goto<T: GemmPair<T>>(
+fn goto<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    alpha: T::Acc,
-    a: &MatRef<T>,
-    b: &MatRef<T>,
-    c: &mut MatMut<T::Acc>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
 ) -> crate::Result<()> {
-    let kernel = T::kernel(cntx);
+    let kernel = A::kernel(cntx);
     let Blocksizes { mr, nr, kc, mc, nc } = kernel.blocksizes();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let beta = c.beta();
-    let mut a_buf = PackBuf::checkout(mc * kc * size_of::<T>())?;
-    let mut b_buf = PackBuf::checkout(kc * nc * size_of::<T>())?;
+    let mut a_buf = PackBuf::checkout(mc * kc * size_of::<A>())?;
+    let mut b_buf = PackBuf::checkout(kc * nc * size_of::<B>())?;
+    // The kernel's per-thread hardware state (AMX tiles), if it has any.
+    let _hw = kernel.enter_hw_context();
 
     for jc in (0..n).step_by(nc) {
         let nc_cur = nc.min(n - jc);
@@ -69,10 +71,10 @@ fn goto<T: GemmPair<T>>(
             let beta_here = if pc == 0 {
                 beta
             } else {
-                <T::Acc as Scalar>::one()
+                <A::Acc as Scalar>::one()
             };
             let b_panels = nc_cur.div_ceil(nr);
-            let bp = b_buf.as_mut_slice::<T>(b_panels * kp * nr);
+            let bp = b_buf.as_mut_slice::<B>(b_panels * kp * nr);
             pack_b_for(
                 kernel,
                 &b.submatrix(pc, jc, kc_cur, nc_cur),
@@ -82,7 +84,7 @@ fn goto<T: GemmPair<T>>(
             for ic in (0..m).step_by(mc) {
                 let mc_cur = mc.min(m - ic);
                 let a_panels = mc_cur.div_ceil(mr);
-                let ap = a_buf.as_mut_slice::<T>(a_panels * mr * kp);
+                let ap = a_buf.as_mut_slice::<A>(a_panels * mr * kp);
                 pack_a_for(
                     kernel,
                     &a.submatrix(ic, pc, mc_cur, kc_cur),
@@ -99,7 +101,7 @@ fn goto<T: GemmPair<T>>(
                         };
                         let a_panel = &ap[ir * kp..][..mr * kp];
                         let b_panel = &bp[jr * kp..][..kp * nr];
-                        compute_tile::<T>(cntx, alpha, a_panel, b_panel, kp, beta_here, c, tile);
+                        compute_tile::<A, B>(cntx, alpha, a_panel, b_panel, kp, beta_here, c, tile);
                     }
                 }
             }
@@ -120,20 +122,20 @@ struct Tile {
 /// One microkernel call: straight into C for a full tile; for an edge tile, into a scratch
 /// MR×NR tile with beta = 0, then merged into C's real part.
 #[allow(clippy::too_many_arguments)]
-fn compute_tile<T: GemmPair<T>>(
+fn compute_tile<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    alpha: T::Acc,
-    a_panel: &[T],
-    b_panel: &[T],
+    alpha: A::Acc,
+    a_panel: &[A],
+    b_panel: &[B],
     k: usize,
-    beta: T::Acc,
-    c: &mut MatMut<T::Acc>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
     tile: Tile,
 ) {
-    let kernel = T::kernel(cntx);
+    let kernel = A::kernel(cntx);
     let Blocksizes { mr, nr, .. } = kernel.blocksizes();
     let full = tile.rows == mr && tile.cols == nr;
-    let mut scratch = [<T::Acc as Element>::zero(); MAX_TILE_ELEMS];
+    let mut scratch = [<A::Acc as Element>::zero(); MAX_TILE_ELEMS];
     let (c_ptr, rs_c, cs_c, kernel_beta) = if full {
         (
             c.ptr_at(tile.i, tile.j),
@@ -146,7 +148,7 @@ fn compute_tile<T: GemmPair<T>>(
             scratch.as_mut_ptr(),
             1,
             mr as isize,
-            <T::Acc as Element>::zero(),
+            <A::Acc as Element>::zero(),
         )
     };
     let args = GemmUkrArgs {

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod low_precision;
+
 use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
 use oxblis::{Blocksizes, Cntx, GemmPair, Rntm, Scalar, SupLimits, gemm_with_cntx};
 
