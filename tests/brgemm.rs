@@ -19,30 +19,49 @@ use oxblis::ukernel::{
 };
 use oxblis::{Cntx, Element, ErrorKind, GemmPair, Scalar, bf16};
 
-/// The element pairs under test: A = B = T, C in `T::Acc`.
-trait Pair: BrgemmElement + GemmPair<Self> {
-    /// A random value: small integers for floats (exact sums), the full range for i8.
+/// The element types under test, with how to draw random values: small integers for floats
+/// (exact sums), the full range for bytes.
+trait Operand: BrgemmElement {
     fn random(rng: &mut Rng) -> Self;
 }
-impl Pair for f32 {
+impl Operand for f32 {
     fn random(rng: &mut Rng) -> Self {
         rng.value(Values::SmallIntegers)
     }
 }
-impl Pair for f64 {
+impl Operand for f64 {
     fn random(rng: &mut Rng) -> Self {
         rng.value(Values::SmallIntegers)
     }
 }
-impl Pair for bf16 {
+impl Operand for bf16 {
     fn random(rng: &mut Rng) -> Self {
         rng.value(Values::SmallIntegers)
     }
 }
-impl Pair for i8 {
+impl Operand for i8 {
     fn random(rng: &mut Rng) -> Self {
         i8::from_parts(rng.below(256) as f64 - 128.0, 0.0)
     }
+}
+impl Operand for u8 {
+    fn random(rng: &mut Rng) -> Self {
+        u8::from_parts(rng.below(256) as f64, 0.0)
+    }
+}
+
+/// A pair the brgemm supports: A × B → `A::Acc` (= `B::Acc`).
+trait Pair<B: Operand<Acc = Self::Acc>>: Operand + GemmPair<B>
+where
+    Self::Acc: PartialOrd,
+{
+}
+impl<A, B> Pair<B> for A
+where
+    A: Operand + GemmPair<B>,
+    B: Operand<Acc = A::Acc>,
+    A::Acc: PartialOrd,
+{
 }
 
 /// How the leading dimensions are declared.
@@ -93,9 +112,9 @@ fn ld_decl(mode: LdMode, which: char, value: usize) -> Ld {
 
 /// Runs one case through the safe tier (and, for odd seeds, the raw tier) and compares every
 /// element of C's buffer with the reference.
-fn check<T: Pair>(cntx: &Cntx, case: Case, seed: u64)
+fn check<A: Pair<B>, B: Operand<Acc = A::Acc>>(cntx: &Cntx, case: Case, seed: u64)
 where
-    T::Acc: PartialOrd,
+    A::Acc: PartialOrd,
 {
     let Case {
         m,
@@ -111,7 +130,7 @@ where
     let what = format!(
         "{} {} {case:?} seed {seed}",
         cntx.name(),
-        std::any::type_name::<T>()
+        format!("{:?}×{:?}", A::DATA_TYPE, B::DATA_TYPE)
     );
     // Padded leading dimensions, and blocks placed at scattered offsets in one buffer each
     // (some batch elements share a block: legal and worth checking).
@@ -119,19 +138,19 @@ where
     let a_block = (m - 1) * lda + k;
     let b_block = (k - 1) * ldb + n;
     let blocks = batch.div_ceil(2).max(1) + 1;
-    let mut a = vec![poison::<T>(); blocks * (a_block + 3) + 5];
-    let mut b = vec![poison::<T>(); blocks * (b_block + 3) + 5];
+    let mut a = vec![poison::<A>(); blocks * (a_block + 3) + 5];
+    let mut b = vec![poison::<B>(); blocks * (b_block + 3) + 5];
     let a_at = |blk: usize| 5 + blk * (a_block + 3);
     let b_at = |blk: usize| 5 + blk * (b_block + 3);
     for blk in 0..blocks {
         for r in 0..m {
             for p in 0..k {
-                a[a_at(blk) + r * lda + p] = T::random(&mut rng);
+                a[a_at(blk) + r * lda + p] = A::random(&mut rng);
             }
         }
         for p in 0..k {
             for j in 0..n {
-                b[b_at(blk) + p * ldb + j] = T::random(&mut rng);
+                b[b_at(blk) + p * ldb + j] = B::random(&mut rng);
             }
         }
     }
@@ -141,27 +160,27 @@ where
 
     // C with padding columns and a tail, all checked afterwards.
     let c_len = (m - 1) * ldc + n + 4;
-    let mut c: Vec<T::Acc> = (0..c_len)
-        .map(|_| <T::Acc as Element>::from_parts(rng.below(9) as f64 - 4.0, 0.0))
+    let mut c: Vec<A::Acc> = (0..c_len)
+        .map(|_| <A::Acc as Element>::from_parts(rng.below(9) as f64 - 4.0, 0.0))
         .collect();
     if !add_c {
         // Not read: anything there must be overwritten.
         for r in 0..m {
             for j in 0..n {
-                c[r * ldc + j] = if <T::Acc as Scalar>::UNIT_ROUNDOFF == 0.0 {
+                c[r * ldc + j] = if <A::Acc as Scalar>::UNIT_ROUNDOFF == 0.0 {
                     poison()
                 } else {
-                    <T::Acc as Element>::from_parts(f64::NAN, 0.0)
+                    <A::Acc as Element>::from_parts(f64::NAN, 0.0)
                 };
             }
         }
     }
-    let bias: Vec<T::Acc> = (0..n + 1)
-        .map(|_| <T::Acc as Element>::from_parts(rng.below(9) as f64 - 4.0, 0.0))
+    let bias: Vec<A::Acc> = (0..n + 1)
+        .map(|_| <A::Acc as Element>::from_parts(rng.below(9) as f64 - 4.0, 0.0))
         .collect();
     let post = if post_ops {
         PostOps {
-            scale: Some(<T::Acc as Element>::from_parts(
+            scale: Some(<A::Acc as Element>::from_parts(
                 if seed.is_multiple_of(2) { 2.0 } else { -1.0 },
                 0.0,
             )),
@@ -179,7 +198,7 @@ where
             let mut x = if add_c {
                 c[r * ldc + j]
             } else {
-                <T::Acc as Element>::zero()
+                <A::Acc as Element>::zero()
             };
             for &(oa, ob) in &offsets {
                 for p in 0..k {
@@ -192,15 +211,15 @@ where
             if let Some(bias) = post.bias {
                 x = x + bias[j];
             }
-            if post.relu && x < <T::Acc as Element>::zero() {
-                x = <T::Acc as Element>::zero();
+            if post.relu && x < <A::Acc as Element>::zero() {
+                x = <A::Acc as Element>::zero();
             }
             want[r * ldc + j] = x;
         }
     }
 
     // B as the execute takes it.
-    let (b_decl, b_exec, b_offsets): (BrgemmB, Vec<T>, Vec<(usize, usize)>) = match b_mode {
+    let (b_decl, b_exec, b_offsets): (BrgemmB, Vec<B>, Vec<(usize, usize)>) = match b_mode {
         BMode::Plain => (
             BrgemmB::Plain(ld_decl(lds, 'b', ldb)),
             b.clone(),
@@ -214,11 +233,11 @@ where
             } else {
                 PackType::Trans
             };
-            let tr = Transform::<T, T>::new(cntx, k, n, input, Ld::Runtime)
+            let tr = Transform::<A, B>::new(cntx, k, n, input, Ld::Runtime)
                 .unwrap()
                 .unwrap_or_else(|| panic!("{what}: no transform"));
             let len = tr.out_len();
-            let mut packed = vec![poison::<T>(); batch * len + 7];
+            let mut packed = vec![poison::<B>(); batch * len + 7];
             let mut offs = offsets.clone();
             for (i, off) in offs.iter_mut().enumerate() {
                 let slot = 7 + (batch - 1 - i) * len;
@@ -228,7 +247,7 @@ where
                 } else {
                     // Bᵀ stored N×K row-major with ld K + 1.
                     let ldt = k + 1;
-                    let mut bt = vec![poison::<T>(); n * ldt];
+                    let mut bt = vec![poison::<B>(); n * ldt];
                     for p in 0..k {
                         for j in 0..n {
                             bt[j * ldt + p] = b[off.1 + p * ldb + j];
@@ -243,7 +262,7 @@ where
     };
 
     let dims = Dims { m, n, k, batch };
-    let mut brg = Brgemm::<T, T>::new(
+    let mut brg = Brgemm::<A, B>::new(
         cntx,
         dims,
         ld_decl(lds, 'a', lda),
@@ -303,18 +322,79 @@ fn contexts() -> Vec<Cntx> {
         .collect()
 }
 
+/// Contexts whose bf16, i8 and u8 × i8 entries are the model-backed AMX kernels
+/// (`kernels/sapphirerapids`, an exact software model of the tile unit, so they run on any
+/// x86-64): 32×32 tiles, A grouped by a whole tile row (32 bf16, 64 bytes of k), B by pairs
+/// or quads, and a per-thread hardware context without which the model faults (a panic).
+/// They cover what no CPU here has: separate A and B k groups, and the hardware context.
+#[cfg(target_arch = "x86_64")]
+fn amx_model_contexts() -> Vec<Cntx> {
+    use oxblis::kernels::sapphirerapids::{
+        AMX_MODEL_CONTEXT, gemm_b16_amx_32x32_model, gemm_i8_amx_32x32_model,
+        gemm_u8i8_amx_32x32_model,
+    };
+    use oxblis::{Blocksizes, GemmKernel};
+    let bs = Blocksizes {
+        mr: 32,
+        nr: 32,
+        kc: 64,
+        mc: 64,
+        nc: 64,
+    };
+    // SAFETY: the model kernels implement the kernel contract for 32×32 tiles in these
+    // k-grouped layouts, with the model's per-thread context, on any x86-64.
+    let (b16, i8i8, u8i8) = unsafe {
+        (
+            GemmKernel::<bf16, bf16>::new(
+                "amx_model_b16_32x32",
+                gemm_b16_amx_32x32_model,
+                true,
+                bs,
+            )
+            .with_k_groups(32, 2)
+            .with_hw_context(AMX_MODEL_CONTEXT),
+            GemmKernel::<i8, i8>::new("amx_model_i8_32x32", gemm_i8_amx_32x32_model, true, bs)
+                .with_k_groups(64, 4)
+                .with_hw_context(AMX_MODEL_CONTEXT),
+            GemmKernel::<u8, i8>::new("amx_model_u8i8_32x32", gemm_u8i8_amx_32x32_model, true, bs)
+                .with_k_groups(64, 4)
+                .with_hw_context(AMX_MODEL_CONTEXT),
+        )
+    };
+    let base = oxblis::supported_contexts()[0].clone();
+    let cntx = base
+        .with_kernel(b16)
+        .and_then(|c| c.with_kernel(i8i8))
+        .and_then(|c| c.with_kernel(u8i8))
+        .unwrap();
+    vec![cntx]
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn amx_model_contexts() -> Vec<Cntx> {
+    Vec::new()
+}
+
 const LD_MODES: [LdMode; 3] = [LdMode::Fixed, LdMode::Runtime, LdMode::Mixed];
 const B_MODES: [BMode; 3] = [BMode::Plain, BMode::Packed, BMode::PackedFromTrans];
 
 /// The grid for one type on every configuration: batch 1…16 with shapes and options cycling;
 /// every combination of add-C × post-ops × ld mode × B mode at an edge shape; and sizes
 /// around the kernel's MR, NR and k group.
-fn grid<T: Pair>()
+fn grid<A: Pair<B>, B: Operand<Acc = A::Acc>>()
 where
-    T::Acc: PartialOrd,
+    A::Acc: PartialOrd,
 {
-    for cntx in contexts() {
-        let kernel = cntx.kernel::<T, T>();
+    grid_on::<A, B>(&contexts());
+}
+
+fn grid_on<A: Pair<B>, B: Operand<Acc = A::Acc>>(contexts: &[Cntx])
+where
+    A::Acc: PartialOrd,
+{
+    for cntx in contexts {
+        let cntx = cntx.clone();
+        let kernel = cntx.kernel::<A, B>();
         let bs = kernel.blocksizes();
         let (mr, nr, g) = (bs.mr, bs.nr, kernel.k_group());
         let mut seed = 0;
@@ -339,7 +419,7 @@ where
                     lds: LD_MODES[i % 3],
                     b: B_MODES[(i / 3) % 3],
                 };
-                check::<T>(&cntx, case, next());
+                check::<A, B>(&cntx, case, next());
             }
         }
         // Every option combination.
@@ -357,7 +437,7 @@ where
                             lds,
                             b,
                         };
-                        check::<T>(&cntx, case, next());
+                        check::<A, B>(&cntx, case, next());
                     }
                 }
             }
@@ -383,7 +463,7 @@ where
                         lds: LD_MODES[i % 3],
                         b: B_MODES[(x + z) % 3],
                     };
-                    check::<T>(&cntx, case, next());
+                    check::<A, B>(&cntx, case, next());
                 }
             }
         }
@@ -392,22 +472,35 @@ where
 
 #[test]
 fn f32_matches_the_reference() {
-    grid::<f32>();
+    grid::<f32, f32>();
 }
 
 #[test]
 fn f64_matches_the_reference() {
-    grid::<f64>();
+    grid::<f64, f64>();
 }
 
 #[test]
 fn bf16_matches_the_reference() {
-    grid::<bf16>();
+    grid::<bf16, bf16>();
 }
 
 #[test]
 fn i8_matches_the_reference() {
-    grid::<i8>();
+    grid::<i8, i8>();
+}
+
+#[test]
+fn u8_i8_matches_the_reference() {
+    grid::<u8, i8>();
+}
+
+#[test]
+fn amx_model_kernels_match_the_reference() {
+    let contexts = amx_model_contexts();
+    grid_on::<bf16, bf16>(&contexts);
+    grid_on::<i8, i8>(&contexts);
+    grid_on::<u8, i8>(&contexts);
 }
 
 #[test]
@@ -467,11 +560,11 @@ fn f32_uniform_data_within_the_rounding_bound() {
 
 #[test]
 fn pack_type_answers_from_the_kernel_that_runs() {
-    fn expect<T: Pair>(cntx: &Cntx) -> PackType
+    fn expect<A: Pair<B>, B: Operand<Acc = A::Acc>>(cntx: &Cntx) -> PackType
     where
-        T::Acc: PartialOrd,
+        A::Acc: PartialOrd,
     {
-        let want = if cntx.kernel::<T, T>().k_group() > 1 {
+        let want = if cntx.kernel::<A, B>().k_groups().1 > 1 {
             PackType::Pack32
         } else {
             PackType::NoPack
@@ -482,7 +575,7 @@ fn pack_type_answers_from_the_kernel_that_runs() {
             k: 2,
             batch: 1,
         };
-        let brg = Brgemm::<T, T>::new(
+        let brg = Brgemm::<A, B>::new(
             cntx,
             dims,
             Ld::Runtime,
@@ -492,21 +585,23 @@ fn pack_type_answers_from_the_kernel_that_runs() {
         .unwrap()
         .unwrap();
         assert_eq!(brg.b_pack_type(), want, "{}", cntx.name());
+        assert_eq!(
+            pack_type(cntx, A::DATA_TYPE, B::DATA_TYPE),
+            want,
+            "{}",
+            cntx.name()
+        );
         want
     }
     use DataType::*;
-    for cntx in contexts() {
+    for cntx in contexts().iter().chain(&amx_model_contexts()) {
         let name = cntx.name();
-        assert_eq!(pack_type(&cntx, F32, F32), expect::<f32>(&cntx), "{name}");
-        assert_eq!(pack_type(&cntx, F64, F64), expect::<f64>(&cntx), "{name}");
-        assert_eq!(
-            pack_type(&cntx, Bf16, Bf16),
-            expect::<bf16>(&cntx),
-            "{name}"
-        );
-        assert_eq!(pack_type(&cntx, I8, I8), expect::<i8>(&cntx), "{name}");
         // Plain kernels take plain B.
-        assert_eq!(pack_type(&cntx, F32, F32), PackType::NoPack, "{name}");
+        assert_eq!(expect::<f32, f32>(cntx), PackType::NoPack, "{name}");
+        assert_eq!(expect::<f64, f64>(cntx), PackType::NoPack, "{name}");
+        expect::<bf16, bf16>(cntx);
+        expect::<i8, i8>(cntx);
+        expect::<u8, i8>(cntx);
         // No such pairs: the caller must fall back.
         for (a, b) in [
             (F32, Bf16),
@@ -516,21 +611,12 @@ fn pack_type_answers_from_the_kernel_that_runs() {
             (I8, U8),
             (U8, U8),
         ] {
-            assert_eq!(
-                pack_type(&cntx, a, b),
-                PackType::Undef,
-                "{name} {a:?}×{b:?}"
-            );
+            assert_eq!(pack_type(cntx, a, b), PackType::Undef, "{name} {a:?}×{b:?}");
         }
-        // u8 × i8: u8 is not an `Element` of this build yet, so the honest answer is Undef.
-        // When u8 × i8 lands, this line flips to the kernel's answer (`pack_type_of`).
-        assert_eq!(
-            pack_type(&cntx, U8, I8),
-            PackType::Undef,
-            "{name}: u8 × i8 is not supported yet"
-        );
     }
-    // On skx with VNNI / AVX512_BF16 the low-precision kernels read k-grouped B.
+    // On skx with VNNI / AVX512_BF16 the low-precision kernels read k-grouped B, and so do
+    // the AMX kernels (pairs / quads of k), whose A groups are a whole tile row.
+    let mut grouped = 0;
     if let Some(skx) = oxblis::supported_contexts()
         .into_iter()
         .find(|c| c.name() == "skx")
@@ -541,13 +627,19 @@ fn pack_type_answers_from_the_kernel_that_runs() {
         ] {
             if g > 1 {
                 assert_eq!(pack_type(skx, dt, dt), PackType::Pack32);
+                grouped += 1;
             } else {
-                eprintln!(
-                    "skx {dt:?} kernel reads plain B here (CPU without VNNI/BF16): Pack32 path not exercised"
-                );
+                eprintln!("skx {dt:?} kernel reads plain B here (CPU without VNNI/BF16)");
             }
         }
     }
+    for cntx in amx_model_contexts() {
+        assert_eq!(pack_type(&cntx, Bf16, Bf16), PackType::Pack32);
+        assert_eq!(pack_type(&cntx, I8, I8), PackType::Pack32);
+        assert_eq!(pack_type(&cntx, U8, I8), PackType::Pack32);
+        grouped += 3;
+    }
+    assert!(grouped >= 3, "the Pack32 path was not exercised");
 }
 
 #[test]
@@ -582,7 +674,7 @@ fn unsupported_requests_come_back_empty_or_false() {
     let err = Transform::<f32, f32>::new(cntx, 4, 4, PackType::Pack32, Ld::Fixed(4)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::InvalidView);
     // The pairs without a brgemm answer Undef (see pack_type_answers_from_the_kernel_that_runs).
-    assert_eq!(pack_type(cntx, DataType::U8, DataType::I8), PackType::Undef);
+    assert_eq!(pack_type(cntx, DataType::I8, DataType::U8), PackType::Undef);
 }
 
 /// A small valid f32 setup for the error tests: 3×4×5, batch 2, runtime lds.

@@ -296,9 +296,10 @@ where
         self.plan.map_or(0, |p| p.packed.b_block)
     }
 
-    /// Sets up this thread's hardware for this brgemm's kernel before a run of executes: on
-    /// AMX kernels, the tile configuration. A no-op on every kernel of this build (none uses
-    /// AMX); see [`super::release_hw_context`].
+    /// oneDNN's "set up this thread's hardware (AMX: the tile configuration) before a run of
+    /// executes". Here every execute sets and releases its kernel's hardware state itself,
+    /// so this does nothing, on every kernel; it is kept so oneDNN-shaped code ports as is
+    /// (`hw_context.rs` says why). See [`super::release_hw_context`].
     pub fn set_hw_context(&self) {
         hw_context::set_for(&self.kernel);
     }
@@ -537,6 +538,10 @@ where
         let (one, zero) = (<A::Acc as Scalar>::one(), <A::Acc as Element>::zero());
         let plain_post = post_ops.is_identity();
         let mut tile = [const { MaybeUninit::<A::Acc>::uninit() }; MAX_TILE_ELEMS];
+        // The kernel's per-thread hardware state (AMX: the tile configuration), set for this
+        // call's kernel calls and released when the guard drops, whatever the caller did
+        // with `set_hw_context` (`hw_context.rs` says why).
+        let _hw = kernel.enter_hw_context();
 
         // jr: NR-wide column panels of C (one B panel per batch element, reused across ir).
         for jp in 0..n.div_ceil(nr) {

@@ -16,30 +16,22 @@ use crate::packm::{pack_a_for, pack_b_for};
 use crate::types::Element;
 use crate::view::MatRef;
 
-/// How many consecutive k values the kernel's packed A panels interleave.
+/// How many consecutive k values the kernel's packed A panels interleave (AMX: 32 bf16 or
+/// 64 bytes, a tile row).
 pub(crate) fn a_k_group<A: Element, B: Element>(kernel: &GemmKernel<A, B>) -> usize {
-    kernel.k_group()
+    kernel.k_groups().0
 }
 
 /// How many consecutive k values the kernel's packed B panels interleave: > 1 is the VNNI
-/// layout that makes [`super::pack_type`] answer `Pack32`.
+/// layout (pairs for bf16, quads for bytes) that makes [`super::pack_type`] answer `Pack32`.
 pub(crate) fn b_k_group<A: Element, B: Element>(kernel: &GemmKernel<A, B>) -> usize {
-    kernel.k_group()
+    kernel.k_groups().1
 }
 
-/// The depth of the packed panels and of every kernel call: K padded with zeros to a
-/// multiple of both k groups.
+/// The depth of the packed panels and of every kernel call: K padded with zeros to the
+/// kernel's k granularity (the larger group), exactly as `frame/packm.rs` pads.
 pub(crate) fn padded_k<A: Element, B: Element>(kernel: &GemmKernel<A, B>, k: usize) -> usize {
-    let g = lcm(a_k_group(kernel), b_k_group(kernel));
-    k.next_multiple_of(g)
-}
-
-fn lcm(x: usize, y: usize) -> usize {
-    let (mut a, mut b) = (x, y);
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    x / a * y
+    kernel.padded_k(k)
 }
 
 /// Sizes, in elements, of one batch element's packed operands for an M×N×K brgemm.
@@ -99,10 +91,13 @@ pub(crate) fn pack_a<A: Element, B: Element>(
 ) {
     let mr = kernel.blocksizes().mr;
     let g = a_k_group(kernel);
+    let kp = padded_k(kernel, a.ncols());
     let rows_contiguous = a.col_stride() == 1 && !a.is_conj();
     match g {
-        2 if rows_contiguous => pack_rows_k_grouped::<A, 2>(a, mr, dst),
-        4 if rows_contiguous => pack_rows_k_grouped::<A, 4>(a, mr, dst),
+        2 if rows_contiguous => pack_rows_k_grouped::<A, 2>(a, mr, kp, dst),
+        4 if rows_contiguous => pack_rows_k_grouped::<A, 4>(a, mr, kp, dst),
+        32 if rows_contiguous => pack_rows_k_grouped::<A, 32>(a, mr, kp, dst),
+        64 if rows_contiguous => pack_rows_k_grouped::<A, 64>(a, mr, kp, dst),
         _ => pack_a_for(kernel, a, 0..a.nrows().div_ceil(mr), dst),
     }
 }
@@ -111,10 +106,15 @@ pub(crate) fn pack_a<A: Element, B: Element>(
 /// p%g] = a[panel·MR + i, p]`, zero past M and K) for a view whose rows are contiguous
 /// along k and not conjugated: whole groups go as `G`-element copies (G a constant, so each
 /// is one load and store rather than a `memmove` call).
-fn pack_rows_k_grouped<T: Element, const G: usize>(a: &MatRef<T>, mr: usize, dst: &mut [T]) {
+/// `kp` is the padded depth (a multiple of `G`, and of B's group if that is larger).
+fn pack_rows_k_grouped<T: Element, const G: usize>(
+    a: &MatRef<T>,
+    mr: usize,
+    kp: usize,
+    dst: &mut [T],
+) {
     let g = G;
     let (m, k) = (a.nrows(), a.ncols());
-    let kp = k.next_multiple_of(g);
     let (full, rest) = (k / g, k % g);
     debug_assert!(a.col_stride() == 1 && dst.len() == m.div_ceil(mr) * mr * kp);
     for (panel, out) in dst.chunks_exact_mut(mr * kp).enumerate() {
@@ -143,6 +143,10 @@ fn pack_rows_k_grouped<T: Element, const G: usize>(a: &MatRef<T>, mr: usize, dst
                 slot[..rest].copy_from_slice(&src[full * g..]);
                 slot[rest..].fill(T::zero());
             }
+            // Whole groups of padding, where B's larger group sets the depth.
+            for q in k.div_ceil(g)..kp / g {
+                out[q * mr * g + i * g..][..g].fill(T::zero());
+            }
         }
     }
 }
@@ -162,20 +166,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn lcm_of_k_groups() {
-        assert_eq!(lcm(1, 1), 1);
-        assert_eq!(lcm(4, 1), 4);
-        assert_eq!(lcm(2, 4), 4);
-        assert_eq!(lcm(4, 6), 12);
-    }
-
-    #[test]
     fn row_copies_match_the_general_k_grouped_packer() {
         // 5×7 row-major with ld 9, MR 4, g 4: two panels, K padded to 8.
         let data: Vec<i8> = (0..45).map(|x| x as i8 - 20).collect();
         let a = MatRef::row_major(&data, 5, 7, 9).unwrap();
         let mut fast = vec![99i8; 2 * 4 * 8];
-        pack_rows_k_grouped::<i8, 4>(&a, 4, &mut fast);
+        pack_rows_k_grouped::<i8, 4>(&a, 4, 8, &mut fast);
         for panel in 0..2 {
             for p in 0..8 {
                 for i in 0..4 {

@@ -58,8 +58,7 @@ pub enum DataType {
     Bf16,
     /// `i8` (accumulates in [`crate::I32Acc`]).
     I8,
-    /// `u8` (as A of u8 × i8 → i32). Not an [`Element`] of this build yet, so every query
-    /// about it answers [`PackType::Undef`].
+    /// `u8`, the A operand of u8 × i8 → i32 (accumulates in [`crate::I32Acc`]).
     U8,
 }
 
@@ -76,6 +75,7 @@ mod sealed {
     impl Sealed for f64 {}
     impl Sealed for super::bf16 {}
     impl Sealed for i8 {}
+    impl Sealed for u8 {}
 }
 
 impl BrgemmElement for f32 {
@@ -89,6 +89,9 @@ impl BrgemmElement for bf16 {
 }
 impl BrgemmElement for i8 {
     const DATA_TYPE: DataType = DataType::I8;
+}
+impl BrgemmElement for u8 {
+    const DATA_TYPE: DataType = DataType::U8;
 }
 
 /// How the kernel that would run wants B, the answer of [`pack_type`] (oneDNN's
@@ -138,8 +141,7 @@ pub fn pack_type(cntx: &Cntx, a: DataType, b: DataType) -> PackType {
         (F64, F64) => pack_type_of(cntx.kernel::<f64, f64>()),
         (Bf16, Bf16) => pack_type_of(cntx.kernel::<bf16, bf16>()),
         (I8, I8) => pack_type_of(cntx.kernel::<i8, i8>()),
-        // u8 × i8 joins here (`pack_type_of(cntx.kernel::<u8, i8>())`) once u8 is an
-        // `Element` with a kernel slot; until then it is honestly unusable.
+        (U8, I8) => pack_type_of(cntx.kernel::<u8, i8>()),
         _ => PackType::Undef,
     }
 }
