@@ -128,9 +128,10 @@ where
     } = case;
     let mut rng = Rng::new(seed);
     let what = format!(
-        "{} {} {case:?} seed {seed}",
+        "{} {:?}×{:?} {case:?} seed {seed}",
         cntx.name(),
-        format!("{:?}×{:?}", A::DATA_TYPE, B::DATA_TYPE)
+        A::DATA_TYPE,
+        B::DATA_TYPE
     );
     // Padded leading dimensions, and blocks placed at scattered offsets in one buffer each
     // (some batch elements share a block: legal and worth checking).
