@@ -16,13 +16,14 @@
 use std::time::Instant;
 
 use oxblis::ukernel::{
-    ActualLds, Brgemm, BrgemmB, BrgemmElement, Dims, Ld, PackType, Scratchpad, Transform, pack_type,
+    ActualLds, Brgemm, BrgemmB, BrgemmElement, DataType, Dims, Ld, PackType, Scratchpad, Transform,
+    pack_type,
 };
 use oxblis::{Cntx, Element, GemmPair, MatMut, MatRef, Rntm, bf16, gemm_with_cntx};
 
-/// The element types this example runs (C in `T::Acc`).
-trait Ty: BrgemmElement + GemmPair<Self> {}
-impl<T: BrgemmElement + GemmPair<T>> Ty for T {}
+/// The pairs this example runs: A × B → `A::Acc` (f32, f64, bf16 → f32, i8 and u8 × i8 → i32).
+trait Pair<B: BrgemmElement<Acc = Self::Acc>>: BrgemmElement + GemmPair<B> {}
+impl<A: BrgemmElement + GemmPair<B>, B: BrgemmElement<Acc = A::Acc>> Pair<B> for A {}
 
 /// The key of one brgemm object: its block shape, batch and add-C.
 type Key = (usize, usize, usize, usize, bool);
@@ -30,28 +31,32 @@ type Key = (usize, usize, usize, usize, bool);
 /// C := A·B by brgemm calls. `prepack` packs B with a Transform even where the kernel takes
 /// plain B.
 #[allow(clippy::too_many_arguments)]
-fn blocked_gemm<T: Ty>(
+fn blocked_gemm<A: Pair<B>, B: BrgemmElement<Acc = A::Acc>>(
     cntx: &Cntx,
     (m, n, k): (usize, usize, usize),
-    a: &[T],
+    a: &[A],
     lda: usize,
-    b: &[T],
+    b: &[B],
     ldb: usize,
-    c: &mut [T::Acc],
+    c: &mut [A::Acc],
     ldc: usize,
     prepack: bool,
 ) -> oxblis::Result<()>
 where
-    T::Acc: PartialOrd,
+    A::Acc: PartialOrd,
 {
-    let pt = pack_type(cntx, T::DATA_TYPE, T::DATA_TYPE);
+    let pt = pack_type(cntx, A::DATA_TYPE, B::DATA_TYPE);
     if pt == PackType::Undef {
         // A real library would fall back to oxblis::gemm (or its own loops) here.
-        panic!("brgemm is not available for {:?} here", T::DATA_TYPE);
+        panic!(
+            "brgemm is not available for {:?} × {:?} here",
+            A::DATA_TYPE,
+            B::DATA_TYPE
+        );
     }
     let need_pack = prepack || pt != PackType::NoPack;
     // Blocks: multiples of the kernel's tile, found from a probe object.
-    let probe = Brgemm::<T, T>::new(
+    let probe = Brgemm::<A, B>::new(
         cntx,
         Dims {
             m: 1,
@@ -68,7 +73,7 @@ where
     // Wide column blocks: each execute packs its A_i, so fewer column blocks pack A fewer
     // times (512³ single thread: 8·NR wide ran i8 at 228, 16·NR at 250 G ops/s).
     let (mb, nb) = (4 * mr, 16 * nr);
-    let kb = if size_of::<T>() == 1 { 256 } else { 128 };
+    let kb = if size_of::<A>() == 1 { 256 } else { 128 };
     let (batch, k_tail) = (k / kb, k % kb);
     let n_blocks = n.div_ceil(nb);
 
@@ -77,7 +82,7 @@ where
     let mut packed = Vec::new();
     let mut packed_at = vec![0usize; k_blocks * n_blocks];
     if need_pack {
-        let mut transforms: Vec<((usize, usize), Transform<T, T>)> = Vec::new();
+        let mut transforms: Vec<((usize, usize), Transform<A, B>)> = Vec::new();
         for kblk in 0..k_blocks {
             let (k0, kk) = (kblk * kb, kb.min(k - kblk * kb));
             for nblk in 0..n_blocks {
@@ -86,7 +91,7 @@ where
                     Some(idx) => idx,
                     None => {
                         let tr =
-                            Transform::<T, T>::new(cntx, kk, nn, PackType::NoPack, Ld::Runtime)?
+                            Transform::<A, B>::new(cntx, kk, nn, PackType::NoPack, Ld::Runtime)?
                                 .expect("pack_type said brgemm is usable");
                         transforms.push(((kk, nn), tr));
                         transforms.len() - 1
@@ -94,7 +99,7 @@ where
                 };
                 let tr = &transforms[idx].1;
                 let at = packed.len();
-                packed.resize(at + tr.out_len(), T::zero());
+                packed.resize(at + tr.out_len(), B::zero());
                 tr.execute(&b[k0 * ldb + j0..], Some(ldb), &mut packed[at..])?;
                 packed_at[kblk * n_blocks + nblk] = at;
             }
@@ -102,7 +107,7 @@ where
     }
 
     // One object per (block shape, batch, add-C), built on first use.
-    let mut objects: Vec<(Key, Brgemm<T, T>)> = Vec::new();
+    let mut objects: Vec<(Key, Brgemm<A, B>)> = Vec::new();
     let mut scratch = Scratchpad::new(0);
     let mut offsets = Vec::with_capacity(batch.max(1));
     for nblk in 0..n_blocks {
@@ -131,7 +136,7 @@ where
                             batch: count,
                         };
                         let mut brg =
-                            Brgemm::<T, T>::new(cntx, dims, Ld::Runtime, b_decl, Ld::Runtime)?
+                            Brgemm::<A, B>::new(cntx, dims, Ld::Runtime, b_decl, Ld::Runtime)?
                                 .expect("pack_type said brgemm is usable");
                         brg.set_add_c(add_c);
                         if !brg.finalize() {
@@ -171,14 +176,14 @@ where
 }
 
 /// Integer-valued data (exact in every type), small for floats, full range for i8.
-fn data<T: Element>(len: usize, seed: u64) -> Vec<T> {
+fn data<T: BrgemmElement>(len: usize, seed: u64) -> Vec<T> {
     let mut rng = oxblis::check::Rng::new(seed);
     (0..len)
         .map(|_| {
-            let x = if size_of::<T>() == 1 {
-                rng.below(256) as f64 - 128.0
-            } else {
-                rng.below(9) as f64 - 4.0
+            let x = match T::DATA_TYPE {
+                DataType::U8 => rng.below(256) as f64,
+                DataType::I8 => rng.below(256) as f64 - 128.0,
+                _ => rng.below(9) as f64 - 4.0,
             };
             T::from_parts(x, 0.0)
         })
@@ -186,14 +191,18 @@ fn data<T: Element>(len: usize, seed: u64) -> Vec<T> {
 }
 
 /// Runs the blocked gemm on padded operands and compares with a plain triple loop.
-fn check<T: Ty>(cntx: &Cntx, (m, n, k): (usize, usize, usize), prepack: bool) -> bool
+fn check<A: Pair<B>, B: BrgemmElement<Acc = A::Acc>>(
+    cntx: &Cntx,
+    (m, n, k): (usize, usize, usize),
+    prepack: bool,
+) -> bool
 where
-    T::Acc: PartialOrd,
+    A::Acc: PartialOrd,
 {
     let (lda, ldb, ldc) = (k + 3, n + 1, n + 2);
-    let a = data::<T>(m * lda, 1);
-    let b = data::<T>(k * ldb, 2);
-    let mut c = vec![T::Acc::from_parts(7.0, 0.0); m * ldc];
+    let a = data::<A>(m * lda, 1);
+    let b = data::<B>(k * ldb, 2);
+    let mut c = vec![A::Acc::from_parts(7.0, 0.0); m * ldc];
     if let Err(e) = blocked_gemm(cntx, (m, n, k), &a, lda, &b, ldb, &mut c, ldc, prepack) {
         eprintln!("{}: {e}", cntx.name());
         return false;
@@ -201,17 +210,17 @@ where
     for i in 0..m {
         for j in 0..ldc {
             let want = if j < n {
-                (0..k).fold(T::Acc::zero(), |s, p| {
+                (0..k).fold(A::Acc::zero(), |s, p| {
                     s + a[i * lda + p].to_acc() * b[p * ldb + j].to_acc()
                 })
             } else {
-                T::Acc::from_parts(7.0, 0.0) // padding: untouched
+                A::Acc::from_parts(7.0, 0.0) // padding: untouched
             };
             if c[i * ldc + j] != want {
                 eprintln!(
                     "MISMATCH {} {:?} {m}×{n}×{k} prepack {prepack}: C({i}, {j}) = {:?}, want {want:?}",
                     cntx.name(),
-                    T::DATA_TYPE,
+                    (A::DATA_TYPE, B::DATA_TYPE),
                     c[i * ldc + j]
                 );
                 return false;
@@ -233,14 +242,15 @@ fn check_all() -> bool {
     for cntx in oxblis::supported_contexts() {
         for &shape in &shapes {
             for prepack in [false, true] {
-                ok &= check::<f32>(cntx, shape, prepack);
-                ok &= check::<f64>(cntx, shape, prepack);
-                ok &= check::<bf16>(cntx, shape, prepack);
-                ok &= check::<i8>(cntx, shape, prepack);
+                ok &= check::<f32, f32>(cntx, shape, prepack);
+                ok &= check::<f64, f64>(cntx, shape, prepack);
+                ok &= check::<bf16, bf16>(cntx, shape, prepack);
+                ok &= check::<i8, i8>(cntx, shape, prepack);
+                ok &= check::<u8, i8>(cntx, shape, prepack);
             }
         }
         println!(
-            "{}: blocked brgemm gemm checked (f32, f64, bf16, i8; {} shapes)",
+            "{}: blocked brgemm gemm checked (f32, f64, bf16, i8, u8 × i8; {} shapes)",
             cntx.name(),
             shapes.len()
         );
@@ -259,7 +269,7 @@ fn best(reps: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-fn bench<T: Ty>(cntx: &Cntx, s: usize)
+fn bench<T: Pair<T>>(cntx: &Cntx, s: usize)
 where
     T::Acc: PartialOrd,
 {
