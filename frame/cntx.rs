@@ -253,13 +253,48 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     }
 
     /// Sets this kernel's per-thread hardware state (if any) on the calling thread until the
-    /// returned guard drops. Every caller of [`GemmKernel::ukr`] holds one.
+    /// returned guard drops. Every caller of [`GemmKernel::ukr`] holds one. If the same
+    /// state is already set on this thread (held by [`GemmKernel::hold_hw_context`], or by
+    /// an enclosing guard), the guard does nothing; if a different one is, it is released
+    /// first and set again when the guard drops.
     pub(crate) fn enter_hw_context(&self) -> HwContextGuard {
-        if let Some(hw) = self.hw_context {
-            // SAFETY: `with_hw_context`'s contract; paired with the guard's release.
-            unsafe { (hw.set)() };
+        let Some(hw) = self.hw_context else {
+            return HwContextGuard(None, std::marker::PhantomData);
+        };
+        let previous = ACTIVE_HW_CONTEXT.get();
+        if previous.is_some_and(|p| p.same_as(&hw)) {
+            return HwContextGuard(None, std::marker::PhantomData);
         }
-        HwContextGuard(self.hw_context, std::marker::PhantomData)
+        // SAFETY: `previous` was set on this thread and is set again when the guard drops;
+        // `hw.set` is paired with the guard's release (`with_hw_context`'s contract).
+        unsafe {
+            if let Some(previous) = previous {
+                (previous.release)();
+            }
+            (hw.set)();
+        }
+        ACTIVE_HW_CONTEXT.set(Some(hw));
+        HwContextGuard(Some((hw, previous)), std::marker::PhantomData)
+    }
+
+    /// Sets this kernel's per-thread hardware state (if any) on the calling thread and keeps
+    /// it set, across calls, until [`release_held_hw_context`]: what the brgemm API's
+    /// `set_hw_context` does, so a run of executes configures the tiles once. Calls that use
+    /// the same state meanwhile leave it alone; calls with other state restore it after.
+    pub(crate) fn hold_hw_context(&self) {
+        let Some(hw) = self.hw_context else { return };
+        match ACTIVE_HW_CONTEXT.get() {
+            Some(active) if active.same_as(&hw) => {}
+            active => {
+                if let Some(active) = active {
+                    // SAFETY: pairs the `set` that made `active` current on this thread.
+                    unsafe { (active.release)() };
+                }
+                // SAFETY: `with_hw_context`'s contract; released by release_held_hw_context.
+                unsafe { (hw.set)() };
+                ACTIVE_HW_CONTEXT.set(Some(hw));
+            }
+        }
     }
 
     /// The same entry with packing kernels for A's and B's elements (8×8 block transposes,
@@ -387,17 +422,50 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     }
 }
 
-/// Releases a kernel's per-thread hardware state when dropped
-/// ([`GemmKernel::enter_hw_context`]).
-/// Not `Send`: the state belongs to the thread that set it.
-pub(crate) struct HwContextGuard(Option<HwContext>, std::marker::PhantomData<*const ()>);
+thread_local! {
+    /// The hardware state set on this thread ([`HwContext`]), if any: by a guard of
+    /// [`GemmKernel::enter_hw_context`] or held by [`GemmKernel::hold_hw_context`].
+    static ACTIVE_HW_CONTEXT: std::cell::Cell<Option<HwContext>> = const { std::cell::Cell::new(None) };
+}
+
+impl HwContext {
+    /// The same set/release functions.
+    fn same_as(&self, other: &HwContext) -> bool {
+        std::ptr::fn_addr_eq(self.set, other.set)
+            && std::ptr::fn_addr_eq(self.release, other.release)
+    }
+}
+
+/// Releases the hardware state [`GemmKernel::hold_hw_context`] left set on the calling
+/// thread (nothing if none is).
+pub(crate) fn release_held_hw_context() {
+    if let Some(hw) = ACTIVE_HW_CONTEXT.take() {
+        // SAFETY: pairs the `set` that made it current on this thread.
+        unsafe { (hw.release)() };
+    }
+}
+
+/// Releases a kernel's per-thread hardware state when dropped, and puts back what was set
+/// before ([`GemmKernel::enter_hw_context`]). Not `Send`: the state belongs to the thread
+/// that set it.
+pub(crate) struct HwContextGuard(
+    Option<(HwContext, Option<HwContext>)>,
+    std::marker::PhantomData<*const ()>,
+);
 
 impl Drop for HwContextGuard {
     fn drop(&mut self) {
-        if let Some(hw) = self.0 {
+        if let Some((hw, previous)) = self.0 {
             // SAFETY: pairs the `set` made by `enter_hw_context`, on the same thread (the
-            // guard is not Send).
-            unsafe { (hw.release)() };
+            // guard is not Send); then `previous` is set again as it was, with the contract
+            // it was first set under.
+            unsafe {
+                (hw.release)();
+                if let Some(previous) = previous {
+                    (previous.set)();
+                }
+            }
+            ACTIVE_HW_CONTEXT.set(previous);
         }
     }
 }

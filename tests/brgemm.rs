@@ -925,3 +925,87 @@ fn objects_can_be_shared_across_threads() {
         assert!(c.iter().all(|&x| x == 30.0));
     }
 }
+
+/// `set_hw_context` keeps the kernel's hardware state (the model's tile configuration) set
+/// across executes and across a gemm call with the same kernel, until `release_hw_context`;
+/// without it every execute releases its own. Results agree either way.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_held_hardware_context_survives_executes_and_gemm_calls_until_released() {
+    use oxblis::kernels::sapphirerapids::TileModel;
+    use oxblis::{MatMut, MatRef, gemm_with_cntx};
+    // A fresh thread: the model's state is per thread.
+    std::thread::spawn(|| {
+        let cntx = &amx_model_contexts()[0];
+        let (m, n, k, batch) = (33, 40, 70, 3);
+        let a: Vec<bf16> = (0..batch * m * k)
+            .map(|x| bf16::from_f32((x % 5) as f32 - 2.0))
+            .collect();
+        let b: Vec<bf16> = (0..batch * k * n)
+            .map(|x| bf16::from_f32((x % 7) as f32 - 3.0))
+            .collect();
+        let offsets: Vec<_> = (0..batch).map(|i| (i * m * k, i * k * n)).collect();
+        let dims = Dims { m, n, k, batch };
+        let mut brg = Brgemm::<bf16, bf16>::new(
+            cntx,
+            dims,
+            Ld::Fixed(k),
+            BrgemmB::Plain(Ld::Fixed(n)),
+            Ld::Fixed(n),
+        )
+        .unwrap()
+        .unwrap();
+        assert!(brg.finalize());
+        let mut scratch = Scratchpad::new(brg.scratchpad_size());
+        let run = |brg: &Brgemm<bf16, bf16>, scratch: &mut Scratchpad| {
+            let mut c = vec![f32::NAN; m * n];
+            brg.execute(&a, &b, &offsets, &mut c, scratch, ActualLds::FIXED)
+                .unwrap();
+            c
+        };
+        let unheld = run(&brg, &mut scratch);
+        assert!(
+            TileModel::config().is_none(),
+            "an execute releases its own configuration"
+        );
+
+        brg.set_hw_context();
+        assert!(
+            TileModel::config().is_some(),
+            "set_hw_context configures the tiles"
+        );
+        assert_eq!(run(&brg, &mut scratch), unheld);
+        assert!(
+            TileModel::config().is_some(),
+            "a held configuration survives an execute"
+        );
+        // A gemm call with the same kernel state leaves it set too.
+        let sq: Vec<bf16> = (0..64 * 64)
+            .map(|x| bf16::from_f32((x % 3) as f32))
+            .collect();
+        let mut c = vec![0.0f32; 64 * 64];
+        let av = MatRef::col_major(&sq, 64, 64, 64).unwrap();
+        gemm_with_cntx(
+            &av,
+            &av,
+            &mut MatMut::col_major(&mut c, 64, 64, 64).unwrap(),
+            cntx,
+            None,
+        )
+        .unwrap();
+        assert!(
+            TileModel::config().is_some(),
+            "a held configuration survives a gemm call"
+        );
+        assert_eq!(run(&brg, &mut scratch), unheld);
+
+        release_hw_context();
+        assert!(
+            TileModel::config().is_none(),
+            "release_hw_context releases it"
+        );
+        release_hw_context(); // twice is harmless
+    })
+    .join()
+    .unwrap();
+}

@@ -576,4 +576,49 @@ mod hw_context_tests {
         assert_eq!(CALLS_OUTSIDE.load(Ordering::SeqCst), 0);
         assert!(!TILES_SET.get());
     }
+
+    #[test]
+    fn a_held_context_is_not_set_again_and_a_different_one_is_restored() {
+        use std::sync::atomic::AtomicUsize;
+        static OTHER_SETS: AtomicUsize = AtomicUsize::new(0);
+        unsafe fn other_set() {
+            OTHER_SETS.fetch_add(1, Ordering::SeqCst);
+        }
+        unsafe fn other_release() {}
+        std::thread::spawn(|| {
+            // SAFETY: the reference kernel; set/release only count or flip a flag.
+            let (held, other) = unsafe {
+                let base = Cntx::generic_with_test_dgemm(stateful_ukr, false).dgemm;
+                (
+                    base.with_hw_context(HwContext { set, release }),
+                    base.with_hw_context(HwContext {
+                        set: other_set,
+                        release: other_release,
+                    }),
+                )
+            };
+            let sets = || SETS.load(Ordering::SeqCst);
+            held.hold_hw_context();
+            let after_hold = sets();
+            assert!(TILES_SET.get());
+            for _ in 0..3 {
+                let _guard = held.enter_hw_context();
+            }
+            assert_eq!(sets(), after_hold, "a held context is not set again");
+            assert!(TILES_SET.get());
+            {
+                let _guard = other.enter_hw_context();
+                assert!(
+                    !TILES_SET.get(),
+                    "the held one gives way to another kernel's"
+                );
+            }
+            assert!(TILES_SET.get(), "and comes back after");
+            assert_eq!(OTHER_SETS.load(Ordering::SeqCst), 1);
+            crate::cntx::release_held_hw_context();
+            assert!(!TILES_SET.get());
+        })
+        .join()
+        .unwrap();
+    }
 }

@@ -297,9 +297,10 @@ where
     }
 
     /// oneDNN's "set up this thread's hardware (AMX: the tile configuration) before a run of
-    /// executes". Here every execute sets and releases its kernel's hardware state itself,
-    /// so this does nothing, on every kernel; it is kept so oneDNN-shaped code ports as is
-    /// (`hw_context.rs` says why). See [`super::release_hw_context`].
+    /// executes": the kernel's state stays set on this thread until
+    /// [`super::release_hw_context`], so executes skip configuring it each time. Optional:
+    /// without it every execute sets and releases the state itself. Nothing to do for
+    /// kernels without hardware state (`hw_context.rs`).
     pub fn set_hw_context(&self) {
         hw_context::set_for(&self.kernel);
     }
@@ -538,9 +539,9 @@ where
         let (one, zero) = (<A::Acc as Scalar>::one(), <A::Acc as Element>::zero());
         let plain_post = post_ops.is_identity();
         let mut tile = [const { MaybeUninit::<A::Acc>::uninit() }; MAX_TILE_ELEMS];
-        // The kernel's per-thread hardware state (AMX: the tile configuration), set for this
-        // call's kernel calls and released when the guard drops, whatever the caller did
-        // with `set_hw_context` (`hw_context.rs` says why).
+        // The kernel's per-thread hardware state (AMX: the tile configuration): set for this
+        // call's kernel calls and released when the guard drops, unless the caller holds it
+        // with `set_hw_context`, which the guard then leaves alone (`hw_context.rs`).
         let _hw = kernel.enter_hw_context();
 
         // jr: NR-wide column panels of C (one B panel per batch element, reused across ir).

@@ -24,8 +24,9 @@
 //! * `bounds.rs`: the safe tier's checks of offsets and leading dimensions.
 //! * `post_ops.rs`: scale, bias, ReLU.
 //! * `scratchpad.rs`: the aligned scratch buffer.
-//! * `hw_context.rs`: `set_hw_context` / `release_hw_context`, no-ops by design: each execute
-//!   sets and releases its kernel's hardware state (AMX tile configuration) itself.
+//! * `hw_context.rs`: `set_hw_context` / `release_hw_context`: keep the kernel's hardware
+//!   state (AMX tile configuration) set across executes; without them each execute sets and
+//!   releases it itself.
 //!
 //! Callers: user code; nothing inside oxblis's gemm uses this module. It runs the
 //! configuration's packed microkernel (`kernels/mod.rs`), one thread, no allocation in
