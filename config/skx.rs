@@ -11,7 +11,9 @@
 //! is recorded in docs/Performance.md. The complex blocks follow the same cache reasoning
 //! (A micropanel 16×256 or 8×256 complex = 32 KiB, A block 384 KiB), not yet swept.
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
+use crate::cntx::{
+    Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, TallKernel, TallLimits, ThreadPrefs,
+};
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::{haswell, skx};
 
@@ -35,6 +37,17 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
 };
+
+/// When the tall-A kernels beat packing: C with at most 16 columns and A of at least this
+/// many bytes (measured: docs/Performance.md, "Skinny shapes").
+const TALL_LIMITS: TallLimits = TallLimits {
+    min_a_bytes: 4 << 20,
+};
+/// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×16
+/// block in L1), A prefetched 2 tiles (128 bytes) ahead; swept on the development machine
+/// (docs/Performance.md).
+const TALL_KC: usize = 256;
+const TALL_PREFETCH_TILES: usize = 2;
 
 fn context() -> Cntx {
     #[rustfmt::skip]
@@ -102,6 +115,27 @@ fn context() -> Cntx {
             SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS),
         )
     };
+    // SAFETY: as above, for the tall-A contract with these tiles.
+    let (s_tall, d_tall) = unsafe {
+        (
+            TallKernel::new(
+                "skx_tall_f32_16x16",
+                skx::tall_f32_16x16,
+                (16, 16),
+                TALL_KC,
+                TALL_PREFETCH_TILES,
+                TALL_LIMITS,
+            ),
+            TallKernel::new(
+                "skx_tall_f64_8x16",
+                skx::tall_f64_8x16,
+                (8, 16),
+                TALL_KC,
+                TALL_PREFETCH_TILES,
+                TALL_LIMITS,
+            ),
+        )
+    };
     // A second thread repays itself from about 2 × 128³ multiply-adds on the development
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
@@ -111,6 +145,7 @@ fn context() -> Cntx {
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
+                .with_tall(s_tall)
                 .with_gemv(skx::gemv_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
@@ -118,6 +153,7 @@ fn context() -> Cntx {
         dgemm: unsafe {
             dgemm
                 .with_sup(d_sup)
+                .with_tall(d_tall)
                 .with_gemv(skx::gemv_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },

@@ -7,7 +7,7 @@
 //! [`Cntx::with_blocksizes`].
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TransposeUkr};
+use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr};
 use crate::types::{Element, GemmPair, bf16, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -113,6 +113,89 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     }
 }
 
+/// A tall-A kernel: for C with at most NT columns and an A too large for any cache, reads A
+/// in place once, k block by k block, prefetching ahead (`frame/l3/tall.rs`).
+pub struct TallKernel<A: Element, B: Element> {
+    name: &'static str,
+    ukr: TallUkr<A, B>,
+    mr: usize,
+    nt: usize,
+    kc: usize,
+    prefetch_tiles: usize,
+    limits: TallLimits,
+}
+
+/// When the tall path is taken (besides n ≤ NT, one thread, A column-stored and the sup path
+/// not taken): A must be at least this big, where streaming it in place beats packing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TallLimits {
+    /// Smallest A, m·k·size in bytes.
+    pub min_a_bytes: usize,
+}
+
+impl<A: Element, B: Element> Clone for TallKernel<A, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<A: Element, B: Element> Copy for TallKernel<A, B> {}
+
+impl<A: Element, B: Element> TallKernel<A, B> {
+    /// Registers a tall-A kernel for tiles up to `mr`×`nt`, run over k blocks of `kc`
+    /// columns with A prefetched `prefetch_tiles` tiles (of `mr` rows) ahead, for problems
+    /// within `limits`.
+    ///
+    /// # Safety
+    /// `ukr` must implement the [`TallUkr`] contract for tiles up to `mr`×`nt`, and any
+    /// context holding it must only be used on CPUs with the features it needs.
+    pub const unsafe fn new(
+        name: &'static str,
+        ukr: TallUkr<A, B>,
+        (mr, nt): (usize, usize),
+        kc: usize,
+        prefetch_tiles: usize,
+        limits: TallLimits,
+    ) -> Self {
+        TallKernel {
+            name,
+            ukr,
+            mr,
+            nt,
+            kc,
+            prefetch_tiles,
+            limits,
+        }
+    }
+    /// The kernel's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+    /// Its largest tile, MR×NT.
+    pub fn tile(&self) -> (usize, usize) {
+        (self.mr, self.nt)
+    }
+    /// The k block (columns of A per pass down A).
+    pub fn kc(&self) -> usize {
+        self.kc
+    }
+    /// How many tiles ahead A is prefetched.
+    pub fn prefetch_tiles(&self) -> usize {
+        self.prefetch_tiles
+    }
+    /// When it is used.
+    pub fn limits(&self) -> TallLimits {
+        self.limits
+    }
+    /// Whether an m×k A (column-stored) times k×n B is for this kernel.
+    pub(crate) fn suits(&self, m: usize, n: usize, k: usize) -> bool {
+        let a_bytes = m.saturating_mul(k).saturating_mul(size_of::<A>());
+        n <= self.nt && a_bytes >= self.limits.min_a_bytes
+    }
+    pub(crate) fn ukr(&self) -> TallUkr<A, B> {
+        self.ukr
+    }
+}
+
 /// One dtype's entry in a context: its microkernel and how to block for it, and optionally
 /// a sup kernel for small problems.
 pub struct GemmKernel<A: Element, B: Element> {
@@ -121,6 +204,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     prefers_rows: bool,
     bs: Blocksizes,
     sup: Option<SupKernel<A, B>>,
+    tall: Option<TallKernel<A, B>>,
     gemv: Option<GemvUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
@@ -154,6 +238,10 @@ impl<A: Element, B: Element> std::fmt::Debug for GemmKernel<A, B> {
             .field("prefers_rows", &self.prefers_rows)
             .field("blocksizes", &self.bs)
             .field("sup", &self.sup.map(|s| (s.name, s.mr, s.nr, s.limits)))
+            .field(
+                "tall",
+                &self.tall.map(|t| (t.name, t.mr, t.nt, t.kc, t.limits)),
+            )
             .finish()
     }
 }
@@ -179,6 +267,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             prefers_rows,
             bs,
             sup: None,
+            tall: None,
             gemv: None,
             transpose_a: None,
             transpose_b: None,
@@ -349,6 +438,19 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
         self.sup.as_ref()
     }
 
+    /// The same entry with a tall-A kernel for C with few columns and a large A.
+    pub const fn with_tall(self, tall: TallKernel<A, B>) -> Self {
+        GemmKernel {
+            tall: Some(tall),
+            ..self
+        }
+    }
+
+    /// The tall-A kernel, if this entry has one.
+    pub fn tall(&self) -> Option<&TallKernel<A, B>> {
+        self.tall.as_ref()
+    }
+
     /// The kernel's name, e.g. `reference_f64_4x4`.
     pub fn name(&self) -> &'static str {
         self.name
@@ -380,6 +482,14 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             return bad(format!(
                 "sup tile {}×{} must be non-empty and at most {MAX_TILE_ELEMS} elements",
                 sup.mr, sup.nr
+            ));
+        }
+        if let Some(t) = &self.tall
+            && (t.mr == 0 || t.nt == 0 || t.kc == 0)
+        {
+            return bad(format!(
+                "tall tile {}×{} and k block {} must be non-empty",
+                t.mr, t.nt, t.kc
             ));
         }
         if mr == 0 || nr == 0 || mr * nr > MAX_TILE_ELEMS {
@@ -547,6 +657,37 @@ impl Cntx {
         self.bgemm.sup = None;
         self.igemm.sup = None;
         self.ugemm.sup = None;
+        self
+    }
+
+    /// A copy whose tall-A kernels (if any) use `limits` (tests lower them to reach the tall
+    /// path at small sizes).
+    pub fn with_tall_limits(mut self, limits: TallLimits) -> Cntx {
+        fn set<A: Element, B: Element>(k: &mut GemmKernel<A, B>, limits: TallLimits) {
+            if let Some(t) = &mut k.tall {
+                t.limits = limits;
+            }
+        }
+        set(&mut self.sgemm, limits);
+        set(&mut self.dgemm, limits);
+        set(&mut self.cgemm, limits);
+        set(&mut self.zgemm, limits);
+        set(&mut self.bgemm, limits);
+        set(&mut self.igemm, limits);
+        set(&mut self.ugemm, limits);
+        self
+    }
+
+    /// A copy with no tall-A kernels: such problems take the packed path (benchmarks use
+    /// this to compare the paths).
+    pub fn without_tall(mut self) -> Cntx {
+        self.sgemm.tall = None;
+        self.dgemm.tall = None;
+        self.cgemm.tall = None;
+        self.zgemm.tall = None;
+        self.bgemm.tall = None;
+        self.igemm.tall = None;
+        self.ugemm.tall = None;
         self
     }
 

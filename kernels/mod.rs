@@ -117,6 +117,57 @@ pub struct SupUkrArgs<A: Element, B: Element> {
 /// of the configuration that registered it.
 pub type SupUkr<A, B> = unsafe fn(&SupUkrArgs<A, B>);
 
+/// Arguments of a tall-A kernel call: one m×n tile (m ≤ MR, n ≤ NT) of C for a product whose
+/// C has few columns and whose A is large (`frame/l3/tall.rs`), over one k block:
+///
+/// ```text
+///     C[0..m, 0..n] := alpha · A[0..m, 0..k] · Bp[0..k, 0..n] + beta · C[0..m, 0..n]
+/// ```
+///
+/// A is read in place: unit row stride, A(i, p) at `a + i + p*cs_a`; rows at or past `m` are
+/// not read. `Bp` is packed k×NT row after row, `b[p*NT + j]`, with every NT column present
+/// (the driver zero-fills columns past n); the kernel may compute all NT and stores only the
+/// first `n` columns of C. While it works through column p of A it prefetches column p at
+/// `a_prefetch` (`a_prefetch + p*cs_a`): the driver points it at a later tile's rows so
+/// memory streams while the kernel computes. It is a hint, never dereferenced, and may lie
+/// outside A. beta == 0 means C is not read.
+#[derive(Debug)]
+pub struct TallUkrArgs<A: Element, B: Element> {
+    /// Rows of this tile (1..=MR).
+    pub m: usize,
+    /// Columns of C to store (1..=NT).
+    pub n: usize,
+    /// Depth of this k block.
+    pub k: usize,
+    /// Scale of the product.
+    pub alpha: A::Acc,
+    /// A(0, 0); column p starts at `a + p*cs_a` and is contiguous.
+    pub a: *const A,
+    /// Column stride of A.
+    pub cs_a: isize,
+    /// Packed k×NT B.
+    pub b: *const B,
+    /// Scale of C's old value; 0 means C is write-only.
+    pub beta: A::Acc,
+    /// C(0, 0) of the tile.
+    pub c: *mut A::Acc,
+    /// Row stride of C.
+    pub rs_c: isize,
+    /// Column stride of C.
+    pub cs_c: isize,
+    /// Where to prefetch A from (column stride `cs_a`); a hint only.
+    pub a_prefetch: *const A,
+}
+
+/// A tall-A kernel.
+///
+/// # Safety (for callers)
+/// A's rows below `m` and columns below `k` must be readable, `b` must point at `k*NT`
+/// readable elements, C's rows below `m` and columns below `n` writable (and readable unless
+/// `beta == 0`), with `m`, `n` within the MR×NT the kernel was registered with; the CPU must
+/// have the features of the configuration that registered it.
+pub type TallUkr<A, B> = unsafe fn(&TallUkrArgs<A, B>);
+
 /// Arguments of a gemv kernel call: y := alpha·op(A)·x + beta·y for the degenerate gemm
 /// shapes (C with one column; one row is solved as its transpose), which are bound by memory
 /// and want A streamed once in order rather than packed.

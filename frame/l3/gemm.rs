@@ -41,6 +41,7 @@ use crate::l3::gemv::gemm_gemv;
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::gemm_sup;
+use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::{Rntm, Ways};
@@ -106,6 +107,17 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && !b.is_conj()
     {
         return gemm_sup(sup, kernel.pack_transposes().0, alpha, &a, &b, beta, &mut c);
+    }
+    // C with few columns and a large column-stored A: read A in place, prefetching ahead,
+    // instead of packing it (frame/l3/tall.rs).
+    if let Some(tall) = kernel.tall()
+        && plan.ways.total() == 1
+        && a.row_stride() == 1
+        && !a.is_conj()
+        && !b.is_conj()
+        && tall.suits(shape.0, shape.1, shape.2)
+    {
+        return gemm_tall(tall, alpha, &a, &b, beta, &mut c);
     }
     gemm_nest(kernel, alpha, &a, &b, beta, &mut c, &plan)
 }

@@ -1,5 +1,6 @@
 //! Level-3 operations. Today: gemm (`gemm.rs` holds the loop nest, `macrokernel.rs` the two
-//! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems,
+//! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems, `tall.rs` the in-place path for a large A
+//! times few columns,
 //! `raw.rs` the memory the nest's threads share).
 
 pub(crate) mod gemm;
@@ -7,3 +8,4 @@ mod gemv;
 mod macrokernel;
 pub(crate) mod raw;
 mod sup;
+mod tall;

@@ -1,0 +1,132 @@
+//! The tall-A path: C with few columns (n ≤ the kernel's NT) and an A too big for any cache,
+//! such as 4096×16×4096. The packed path reads A from memory once, by packing, and computes
+//! only after each block is packed, so memory and the FMA units take turns; here the kernel
+//! reads A in place and prefetches a few tiles ahead, so they work at the same time.
+//!
+//! ```text
+//! pc: for each KC-deep k block
+//!       pack B[pc.., 0..n] → Bp  (KC×NT, row after row, columns past n zero)
+//!   ir: for each MR-tall row tile of C and A
+//!         tall kernel: C[ir.., :] := alpha·A[ir.., pc..]·Bp + (beta on the first block, else 1)·C[ir.., :]
+//!                      prefetching A[ir + d·MR.., pc..] (d tiles ahead; the next block's
+//!                      first tiles once past the bottom)
+//! ```
+//!
+//! Why k blocks: A's columns are a page or more apart, so one tile's pass touches a page per
+//! k step; a block of KC columns keeps those pages in the TLB while all m tiles go down it,
+//! and keeps Bp (KC×NT) in L1. C (m×n) is updated once per k block. Chosen by `gemm_front`
+//! for one thread, A column-stored and not conjugated, B not conjugated, when the kernel's
+//! [`TallKernel::suits`] and the sup path did not take the problem.
+
+use crate::cntx::TallKernel;
+use crate::error::Result;
+use crate::kernels::TallUkrArgs;
+use crate::packbuf::PackBuf;
+use crate::types::{Element, GemmPair, Scalar};
+use crate::view::{MatMut, MatRef};
+
+/// C := alpha·A·B + beta·C through `tall` (A m×k with unit row stride, B k×n with n ≤ NT,
+/// C m×n, all checked; neither A nor B conjugated).
+pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
+    tall: &TallKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let (mr, nt) = tall.tile();
+    assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= nt);
+    let kc = tall.kc().min(k);
+    let mut buf = PackBuf::checkout(kc * nt * size_of::<B>())?;
+    let bp = buf.as_mut_slice::<B>(kc * nt);
+    let ukr = tall.ukr();
+    let cs_a = a.col_stride();
+    let tiles = m.div_ceil(mr);
+    let ahead = tall.prefetch_tiles();
+    for pc in (0..k).step_by(kc) {
+        let kb = kc.min(k - pc);
+        pack_b_rows(b, pc, kb, nt, &mut bp[..kb * nt]);
+        // Later blocks add to what the first one wrote.
+        let beta_block = if pc == 0 { beta } else { A::Acc::one() };
+        // A(i, p) for any i, p: only ever dereferenced by the kernel inside A.
+        let a_at = |i: usize, p: usize| a.as_ptr().wrapping_offset(i as isize + p as isize * cs_a);
+        for t in 0..tiles {
+            let i = t * mr;
+            // The tile `ahead` tiles on, continuing into the next k block's first tiles
+            // (past the last block it points past A: a harmless prefetch).
+            let next = t + ahead;
+            let a_prefetch = if next < tiles {
+                a_at(next * mr, pc)
+            } else {
+                a_at((next - tiles) * mr, pc + kb)
+            };
+            let args = TallUkrArgs {
+                m: mr.min(m - i),
+                n,
+                k: kb,
+                alpha,
+                a: a_at(i, pc),
+                cs_a,
+                b: bp.as_ptr(),
+                beta: beta_block,
+                c: c.ptr_at(i, 0),
+                rs_c: c.row_stride(),
+                cs_c: c.col_stride(),
+                a_prefetch,
+            };
+            // SAFETY: rows i..i + args.m (< m) of A's columns pc..pc + kb (< k) are in the
+            // checked view with unit row stride; `bp` holds kb·NT packed elements; rows
+            // i..i + args.m and columns 0..n (≤ NT) of C are in the exclusively borrowed
+            // view; the context's kernel runs on this CPU.
+            unsafe { ukr(&args) };
+        }
+    }
+    Ok(())
+}
+
+/// Rows `pc..pc + kb` of `b` (k×n, n ≤ `nt`) into `dst` row after row, `nt` to a row, the
+/// columns past n zero: `dst[p·nt + j] = b[pc + p, j]`.
+fn pack_b_rows<B: Element>(b: &MatRef<B>, pc: usize, kb: usize, nt: usize, dst: &mut [B]) {
+    let n = b.ncols();
+    assert!(dst.len() == kb * nt && n <= nt && pc + kb <= b.nrows());
+    for (p, row) in dst.chunks_exact_mut(nt).enumerate() {
+        for (j, d) in row.iter_mut().enumerate() {
+            *d = if j < n {
+                // SAFETY: pc + p < k rows and j < n columns: inside the view.
+                unsafe { b.read_stored(pc + p, j) }
+            } else {
+                B::zero()
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cntx::{TallKernel, TallLimits};
+    use crate::kernels::TallUkrArgs;
+
+    /// Never called: `suits` only looks at the registration.
+    unsafe fn unused(_: &TallUkrArgs<f64, f64>) {
+        unreachable!()
+    }
+
+    #[test]
+    fn suits_at_its_boundaries() {
+        let limits = TallLimits {
+            min_a_bytes: 8 * 1000,
+        };
+        // SAFETY: the kernel is never called.
+        let tall = unsafe { TallKernel::new("test", unused, (8, 16), 256, 2, limits) };
+        // A of exactly min_a_bytes (100·10·8) takes the path, one element less does not.
+        assert!(tall.suits(100, 16, 10));
+        assert!(!tall.suits(999, 16, 1));
+        // n up to NT.
+        assert!(tall.suits(100, 2, 10));
+        assert!(!tall.suits(100, 17, 10));
+        // No overflow for absurd shapes.
+        assert!(tall.suits(usize::MAX, 16, usize::MAX));
+    }
+}

@@ -1,0 +1,122 @@
+//! The tall-A kernel body for real dtypes (`TallUkr`, `kernels/mod.rs`), written once over
+//! [`Simd`] and instantiated by `kernels/skx/tall_*.rs`.
+//!
+//! One tile is one register of rows (MR = LANES) by NT columns: NT accumulators, one per
+//! column of C. Per k step: one vector load of A's column (in place, a full 64-byte line on
+//! AVX-512), NT broadcasts of the packed B row folded into the FMAs, and one software
+//! prefetch of the same column at `a_prefetch`. That prefetch is the point of the kernel: A
+//! is read from memory exactly once, column by column with a page or more between columns,
+//! which the hardware prefetchers do not follow; the driver aims `a_prefetch` a few tiles
+//! down, so the lines this kernel will need are in flight while it computes (without it,
+//! 14 GFLOPS for dgemm 4096×16×4096; with it, memory and compute overlap:
+//! docs/Performance.md). The last tile of a column (m < MR rows) loads under a mask and
+//! never touches rows past m. C: vector (masked) loads and stores for unit row stride,
+//! element by element otherwise; only the first n columns are stored. beta == 0: C is not
+//! read.
+
+use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+
+use crate::kernels::TallUkrArgs;
+use crate::kernels::x86::simd::{Packed, Simd};
+use crate::types::{Element, Scalar};
+
+/// The body. See the module docs; the contract is `TallUkr` in `kernels/mod.rs`.
+///
+/// # Safety
+/// The `TallUkr` contract for LANES×NT tiles, called from a function compiled with `V`'s
+/// target features on a CPU that has them.
+#[inline(always)]
+pub(crate) unsafe fn tall_real<V: Simd, const NT: usize>(args: &TallUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
+{
+    debug_assert!(args.m >= 1 && args.m <= V::LANES && args.n >= 1 && args.n <= NT);
+    // SAFETY: the contract makes rows below m of A's first k columns, k·NT elements of B and
+    // the m×n tile of C valid; loads of A are masked to m rows, C is touched only at rows
+    // below m and columns below n, prefetches never fault, and the caller provides V's
+    // target features.
+    unsafe {
+        let acc = if args.m == V::LANES {
+            k_loop::<V, NT, false>(args)
+        } else {
+            k_loop::<V, NT, true>(args)
+        };
+        store_c::<V, NT>(args, &acc);
+    }
+}
+
+/// The k loop: the NT column sums of alpha-less products. `MASKED` loads only `args.m` rows
+/// of each A column (the bottom edge tile); the full-tile loop avoids the mask.
+///
+/// # Safety
+/// As [`tall_real`].
+#[inline(always)]
+unsafe fn k_loop<V: Simd, const NT: usize, const MASKED: bool>(
+    args: &TallUkrArgs<V::Elem, V::Elem>,
+) -> [V; NT]
+where
+    V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
+{
+    // SAFETY: as in `tall_real`; column p of A at a + p·cs_a is read for p < k only, B's row
+    // p for p < k, and the prefetch address is computed with wrapping arithmetic (it may lie
+    // outside any allocation; prefetching does not fault).
+    unsafe {
+        let mask = V::mask(args.m);
+        let mut acc = [V::zero(); NT];
+        let (mut a, mut b, mut pf) = (args.a, args.b, args.a_prefetch);
+        for _ in 0..args.k {
+            _mm_prefetch::<_MM_HINT_T0>(pf.cast());
+            let av = if MASKED {
+                V::load_masked(a, mask)
+            } else {
+                V::load(a)
+            };
+            for (j, acc_j) in acc.iter_mut().enumerate() {
+                *acc_j = V::fma(av, <V::Elem as Packed<V>>::splat_from(b.add(j)), *acc_j);
+            }
+            a = a.offset(args.cs_a);
+            pf = pf.wrapping_offset(args.cs_a);
+            b = b.add(NT);
+        }
+        acc
+    }
+}
+
+/// C[0..m, 0..n] := alpha·acc + beta·C (C not read when beta = 0).
+///
+/// # Safety
+/// As [`tall_real`].
+#[inline(always)]
+unsafe fn store_c<V: Simd, const NT: usize>(args: &TallUkrArgs<V::Elem, V::Elem>, acc: &[V; NT])
+where
+    V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
+{
+    // SAFETY: as in `tall_real`: rows below m, columns below n of C.
+    unsafe {
+        let alpha = V::splat(args.alpha);
+        let beta = V::splat(args.beta);
+        let beta_is_zero = args.beta.is_zero();
+        let mask = V::mask(args.m);
+        // One register's lanes, for C with a row stride (LANES ≤ 16 for every ISA here).
+        debug_assert!(V::LANES <= 16);
+        let mut lanes = [V::Elem::zero(); 16];
+        for (j, &v) in acc.iter().enumerate().take(args.n) {
+            let col = args.c.offset(j as isize * args.cs_c);
+            let ab = V::mul(alpha, v);
+            if args.rs_c == 1 {
+                let out = if beta_is_zero {
+                    ab
+                } else {
+                    V::fma(beta, V::load_masked(col, mask), ab)
+                };
+                V::store_masked(col, mask, out);
+            } else {
+                V::store(lanes.as_mut_ptr(), ab);
+                for (i, &x) in lanes.iter().enumerate().take(args.m) {
+                    let p = col.offset(i as isize * args.rs_c);
+                    *p = if beta_is_zero { x } else { x + args.beta * *p };
+                }
+            }
+        }
+    }
+}

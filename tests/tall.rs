@@ -1,0 +1,152 @@
+//! The tall-A path (`frame/l3/tall.rs`): C with at most NT columns and A column-stored, read
+//! in place k block by k block. At its real threshold A is 4 MiB or more, so these tests
+//! lower it to zero (and turn the sup path off) to reach every edge cheaply: row tiles
+//! either side of MR (the masked bottom tile), columns either side of NT (NT + 1 must leave
+//! the path), k either side of the k block and several blocks (beta applies only to the
+//! first), C and A with leading dimensions larger than m, every C storage, beta = 0 with NaN
+//! in C, and one problem at the real threshold.
+
+mod harness;
+
+use harness::{Case, SCALAR_CLASSES, ScalarClass, run_case};
+use oxblis::check::{Rng, Storage, Values};
+use oxblis::{Cntx, Rntm, SupLimits, TallLimits};
+
+/// Each supported context with a tall kernel for `letter`, made to take the tall path for
+/// every size it suits, with its tile (MR, NT) and k block.
+fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
+    let no_sup = SupLimits {
+        max_a_col_stride_bytes: 0,
+        max_a_bytes: 0,
+    };
+    let always = TallLimits { min_a_bytes: 0 };
+    oxblis::supported_contexts()
+        .into_iter()
+        .filter_map(|cntx| {
+            let tall = match letter {
+                's' => cntx.kernel::<f32, f32>().tall().map(|t| (t.tile(), t.kc())),
+                _ => cntx.kernel::<f64, f64>().tall().map(|t| (t.tile(), t.kc())),
+            };
+            let (tile, kc) = tall?;
+            eprintln!("testing the tall path of {} ({letter})", cntx.name());
+            let cntx = cntx
+                .clone()
+                .with_sup_limits(no_sup)
+                .with_tall_limits(always);
+            Some((cntx, tile, kc))
+        })
+        .collect()
+}
+
+/// Runs `case` on one thread (the tall path is single-threaded; more threads take the
+/// packed path).
+fn run(letter: char, cntx: &Cntx, case: &Case, seed: u64) {
+    let one = Rntm::new().with_num_threads(1).unwrap();
+    match letter {
+        's' => run_case::<f32>(cntx, Some(&one), case, seed),
+        _ => run_case::<f64>(cntx, Some(&one), case, seed),
+    }
+}
+
+/// Sizes around the tile and the k block, A and C column-stored (the path's case), every
+/// alpha/beta class.
+#[test]
+fn sizes_around_the_tile_and_the_k_block() {
+    for letter in ['s', 'd'] {
+        for (cntx, (mr, nt), kc) in tall_contexts(letter) {
+            let mut rng = Rng::new(11);
+            let mut seed = 0;
+            for m in [1, mr - 1, mr, mr + 1, 5 * mr + 3] {
+                for n in [2, nt - 1, nt, nt + 1] {
+                    for k in [1, kc - 1, kc, kc + 1, 2 * kc + 5] {
+                        seed += 1;
+                        let case = Case {
+                            alpha: SCALAR_CLASSES[rng.below(4)],
+                            beta: SCALAR_CLASSES[rng.below(4)],
+                            ..Case::new(m, n, k)
+                        };
+                        run(letter, &cntx, &case, seed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every storage of C (row-major C turns the problem around; general strides go element by
+/// element), and of A and B (only column-stored A takes the path, the rest must still be
+/// right), over more than one k block.
+#[test]
+fn every_storage() {
+    for letter in ['s', 'd'] {
+        for (cntx, (mr, nt), kc) in tall_contexts(letter) {
+            let mut seed = 100;
+            for st_c in Storage::ALL {
+                for st_a in Storage::ALL {
+                    for st_b in Storage::ALL {
+                        seed += 1;
+                        let case = Case {
+                            st_c,
+                            st_a,
+                            st_b,
+                            ..Case::new(3 * mr + 1, nt - 3, kc + 7)
+                        };
+                        run(letter, &cntx, &case, seed);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// beta = 0: C is overwritten, NaN included, on the first k block; later blocks add to it.
+#[test]
+fn nan_in_c_is_overwritten_when_beta_is_zero() {
+    for letter in ['s', 'd'] {
+        for (cntx, (mr, nt), kc) in tall_contexts(letter) {
+            for (seed, k) in [1, kc, 3 * kc + 2].into_iter().enumerate() {
+                let case = Case {
+                    beta: ScalarClass::Zero,
+                    nan_in_c: true,
+                    ..Case::new(4 * mr - 1, nt, k)
+                };
+                run(letter, &cntx, &case, 200 + seed as u64);
+            }
+        }
+    }
+}
+
+/// At the configuration's own threshold (no lowered limits): A of 4 MiB and more, uniform
+/// data, checked within the rounding bound.
+#[test]
+fn at_the_real_threshold() {
+    for cntx in oxblis::supported_contexts() {
+        let Some(tall) = cntx.kernel::<f64, f64>().tall() else {
+            continue;
+        };
+        let min = tall.limits().min_a_bytes;
+        let (mr, nt) = tall.tile();
+        let k = 2 * tall.kc() + 1;
+        // f64: the smallest m with m·k·8 ≥ min, and one more tile.
+        let m = (min / (8 * k) + 1).next_multiple_of(mr) + 3;
+        let case = Case {
+            values: Values::Uniform,
+            ..Case::new(m, nt, k)
+        };
+        run('d', cntx, &case, 300);
+        let s = cntx
+            .kernel::<f32, f32>()
+            .tall()
+            .map(|t| t.tile())
+            .unwrap_or((mr, nt));
+        run(
+            's',
+            cntx,
+            &Case {
+                values: Values::Uniform,
+                ..Case::new(m + s.0, s.1, k)
+            },
+            301,
+        );
+    }
+}
