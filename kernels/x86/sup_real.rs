@@ -32,12 +32,33 @@ where
     // SAFETY: passed on; each instance computes exactly the tile's n columns and at most its
     // vectors of rows.
     unsafe {
-        if args.m <= V::LANES {
-            by_columns::<V, 1>(args)
-        } else {
+        if args.m > V::LANES {
             by_columns::<V, 2>(args)
+        } else {
+            by_columns::<V, 1>(args)
         }
     }
+}
+
+/// The body for a full tile: exactly (2·LANES)×NR. A kernel shell calls it from a function
+/// of its own (`#[inline(never)]`), for two reasons, both measured on 32³…96³ (Zen 4):
+/// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
+///   all ones (the first one's it can): a few percent per k step;
+/// * alone in its function it gets its own register allocation. Inlined next to the 24 edge
+///   instances in `sup_real`, the f64 instance spilled accumulators inside the k loop
+///   (dgemm 96³ at 40 instead of 56 GFLOPS) — and a smaller function also has a smaller
+///   frame to set up per tile.
+///
+/// # Safety
+/// As [`sup_real`], with `args.m == 2·LANES` and `args.n == NR`.
+#[inline(always)]
+pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    debug_assert!(NR <= MAX_NR && args.n == NR && args.m == 2 * V::LANES);
+    // SAFETY: passed on; the tile is exactly two vectors of rows by NR columns.
+    unsafe { body::<V, 2, NR, true>(args) }
 }
 
 /// Dispatches on the column count.
@@ -52,32 +73,35 @@ where
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 => body::<V, VECS, 1>(args),
-            2 => body::<V, VECS, 2>(args),
-            3 => body::<V, VECS, 3>(args),
-            4 => body::<V, VECS, 4>(args),
-            5 => body::<V, VECS, 5>(args),
-            6 => body::<V, VECS, 6>(args),
-            7 => body::<V, VECS, 7>(args),
-            8 => body::<V, VECS, 8>(args),
-            9 => body::<V, VECS, 9>(args),
-            10 => body::<V, VECS, 10>(args),
-            11 => body::<V, VECS, 11>(args),
-            _ => body::<V, VECS, 12>(args),
+            1 => body::<V, VECS, 1, false>(args),
+            2 => body::<V, VECS, 2, false>(args),
+            3 => body::<V, VECS, 3, false>(args),
+            4 => body::<V, VECS, 4, false>(args),
+            5 => body::<V, VECS, 5, false>(args),
+            6 => body::<V, VECS, 6, false>(args),
+            7 => body::<V, VECS, 7, false>(args),
+            8 => body::<V, VECS, 8, false>(args),
+            9 => body::<V, VECS, 9, false>(args),
+            10 => body::<V, VECS, 10, false>(args),
+            11 => body::<V, VECS, 11, false>(args),
+            _ => body::<V, VECS, 12, false>(args),
         }
     }
 }
 
-/// The kernel for a tile of exactly N columns and at most VECS vectors of rows.
+/// The kernel for a tile of exactly N columns and at most VECS vectors of rows (FULL: exactly
+/// VECS vectors, so no row mask is needed on A).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES`.
+/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES` (`==` when FULL).
 #[inline(always)]
-unsafe fn body<V: Simd, const VECS: usize, const N: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
-where
+unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+) where
     V::Elem: Scalar,
 {
-    let m = args.m;
+    // A constant for full tiles, so that their masks fold away (plain loads and stores).
+    let m = if FULL { VECS * V::LANES } else { args.m };
     // SAFETY: masked loads touch only rows below m of A's columns p < k; B reads stay in
     // columns below N = n and rows below k; C is touched only at rows below m and columns
     // below n. That is all memory the contract makes valid; the caller provides V's target
