@@ -194,12 +194,14 @@ unsafe impl<T: Element> Sync for MatRef<'_, T> {}
 
 impl<'a, T: Element> MatRef<'a, T> {
     /// A column-major `m`×`n` view: element (i, j) at `data[i + j*ld]`, `ld >= max(1, m)`.
+    #[inline]
     pub fn col_major(data: &'a [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatRef::col_major", ld, m, "m")?;
         Self::strided_named("MatRef::col_major", data, m, n, 1, ld)
     }
 
     /// A row-major `m`×`n` view: element (i, j) at `data[i*ld + j]`, `ld >= max(1, n)`.
+    #[inline]
     pub fn row_major(data: &'a [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatRef::row_major", ld, n, "n")?;
         Self::strided_named("MatRef::row_major", data, m, n, ld, 1)
@@ -207,10 +209,12 @@ impl<'a, T: Element> MatRef<'a, T> {
 
     /// A general-stride view. Negative strides are allowed: the element with the lowest
     /// address is `data[0]`.
+    #[inline]
     pub fn strided(data: &'a [T], m: usize, n: usize, rs: isize, cs: isize) -> Result<Self> {
         Self::strided_named("MatRef::strided", data, m, n, rs, cs)
     }
 
+    #[inline]
     fn strided_named(
         who: &str,
         data: &'a [T],
@@ -243,6 +247,7 @@ impl<'a, T: Element> MatRef<'a, T> {
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
     }
 
+    #[inline]
     fn new_unchecked(ptr: *const T, m: usize, n: usize, rs: isize, cs: isize) -> Self {
         MatRef {
             ptr,
@@ -334,7 +339,7 @@ impl<'a, T: Element> MatRef<'a, T> {
     ///
     /// # Safety
     /// `i < nrows()` and `j < ncols()`.
-    #[inline(always)]
+    #[inline]
     pub(crate) unsafe fn read_stored(&self, i: usize, j: usize) -> T {
         // SAFETY: the caller keeps (i, j) in range; in-range offsets fit isize (checked at
         // construction) and point at readable elements.
@@ -358,6 +363,7 @@ impl<'a, T: Element> MatRef<'a, T> {
     }
 
     /// The byte addresses the view touches, both inclusive; `None` if empty.
+    #[inline]
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
         // Views are built through `extent`, so this cannot fail for a live view.
         let (m, n, rs, cs) = (self.m, self.n, self.rs, self.cs);
@@ -389,12 +395,14 @@ unsafe impl<T: Scalar> Sync for MatMut<'_, T> {}
 
 impl<'a, T: Scalar> MatMut<'a, T> {
     /// A column-major `m`×`n` view: element (i, j) at `data[i + j*ld]`, `ld >= max(1, m)`.
+    #[inline]
     pub fn col_major(data: &'a mut [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatMut::col_major", ld, m, "m")?;
         Self::strided_named("MatMut::col_major", data, m, n, 1, ld)
     }
 
     /// A row-major `m`×`n` view: element (i, j) at `data[i*ld + j]`, `ld >= max(1, n)`.
+    #[inline]
     pub fn row_major(data: &'a mut [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatMut::row_major", ld, n, "n")?;
         Self::strided_named("MatMut::row_major", data, m, n, ld, 1)
@@ -402,10 +410,12 @@ impl<'a, T: Scalar> MatMut<'a, T> {
 
     /// A general-stride view; see [`MatRef::strided`]. Strides that make elements overlap
     /// are accepted here and refused by gemm, which would write them.
+    #[inline]
     pub fn strided(data: &'a mut [T], m: usize, n: usize, rs: isize, cs: isize) -> Result<Self> {
         Self::strided_named("MatMut::strided", data, m, n, rs, cs)
     }
 
+    #[inline]
     fn strided_named(
         who: &str,
         data: &'a mut [T],
@@ -435,6 +445,7 @@ impl<'a, T: Scalar> MatMut<'a, T> {
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
     }
 
+    #[inline]
     fn new_unchecked(ptr: *mut T, m: usize, n: usize, rs: isize, cs: isize) -> Self {
         MatMut {
             ptr,
