@@ -41,7 +41,7 @@ where
 }
 
 /// The body for a full tile: exactly (2·LANES)×NR. A kernel shell calls it from a function
-/// of its own (`#[inline(never)]`), for two reasons, both measured on 32³…96³ (Zen 4):
+/// of its own (`#[inline(never)]`), for two reasons, both measured on 32³…96³:
 /// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
 ///   all ones (the first one's it can): a few percent per k step;
 /// * alone in its function it gets its own register allocation. Inlined next to the 24 edge
@@ -115,6 +115,11 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
         for (j, off) in b_offsets.iter_mut().enumerate() {
             *off = j as isize * args.cs_b;
         }
+        // Which epilogue. Taken here, apart from the match below: written in the match, the
+        // two tests became one vector compare of (alpha, beta) through a 64-byte stack store
+        // and reload, and a hot 32×12 tile took about 10 ns longer (25 instead of 16 ns over
+        // its FMA time, measured); here they stay two scalar compares.
+        let scalars = (args.alpha.is_one(), args.beta.is_zero());
         let mut acc = [[V::zero(); VECS]; N];
         let (mut a, mut b) = (args.a, args.b);
         for _ in 0..args.k {
@@ -144,7 +149,7 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
             // GFLOPS on 32³, measured with perf). alpha = 1, the usual case, saves one
             // multiply per vector, which competes with FMAs for the same pipes.
             let col = |j: usize, h: usize| args.c.offset(j as isize * args.cs_c).add(h * V::LANES);
-            match (args.alpha.is_one(), args.beta.is_zero()) {
+            match scalars {
                 (true, true) => {
                     for (j, acc_j) in acc.iter().enumerate() {
                         for (h, &mask) in masks.iter().enumerate() {
