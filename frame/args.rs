@@ -45,13 +45,29 @@ pub(crate) fn check_gemm<A: Element, B: Element, C: Scalar>(
             ),
         ));
     }
-    let c_print = Footprint::of(c.as_ref());
-    for (name, print) in [("A", Footprint::of(*a)), ("B", Footprint::of(*b))] {
-        if Footprint::may_overlap(&c_print, &print) {
-            return Err(Error::new(
-                ErrorKind::Alias,
-                format!("gemm: C shares memory with {name}; the output must not alias an input"),
-            ));
+    // Disjoint byte spans cannot overlap (the footprints' first test, and the usual case):
+    // the footprints are built only when a span meets C's, which saves a few percent of a
+    // 32³ call.
+    let c_span = c.as_ref().byte_span();
+    let a_meets = spans_intersect(c_span, a.byte_span());
+    let b_meets = spans_intersect(c_span, b.byte_span());
+    if a_meets || b_meets {
+        let c_print = Footprint::of(c.as_ref());
+        let suspects = [
+            ("A", a_meets.then(|| Footprint::of(*a))),
+            ("B", b_meets.then(|| Footprint::of(*b))),
+        ];
+        for (name, print) in suspects {
+            if let Some(print) = print
+                && Footprint::may_overlap(&c_print, &print)
+            {
+                return Err(Error::new(
+                    ErrorKind::Alias,
+                    format!(
+                        "gemm: C shares memory with {name}; the output must not alias an input"
+                    ),
+                ));
+            }
         }
     }
     Ok(())

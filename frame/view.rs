@@ -27,6 +27,11 @@ struct Extent {
 
 /// Offsets spanned by an `m`×`n` view with strides `rs`, `cs`; `None` for an empty view.
 /// Fails when the offsets, or the span in bytes, do not fit in `isize`.
+///
+/// Inlined, with the overflow-checked arithmetic out of line: every gemm call goes through
+/// this six times (three view constructors, three footprints in `check_gemm`), and at 32³ the
+/// exact version alone was about 20 % of a call's time outside the kernel.
+#[inline]
 fn extent(
     who: &str,
     m: usize,
@@ -38,6 +43,37 @@ fn extent(
     if m == 0 || n == 0 {
         return Ok(None);
     }
+    // Fast path: with every factor below 2^28 and an element of at most 32 bytes, each span
+    // is below 2^56, the view covers at most 2^57 elements and 2^62 bytes, so the unchecked
+    // arithmetic below cannot overflow and the checked version would accept.
+    const SMALL: usize = 1 << 28;
+    if m < SMALL
+        && n < SMALL
+        && rs.unsigned_abs() < SMALL
+        && cs.unsigned_abs() < SMALL
+        && elem_bytes <= 32
+    {
+        let row_span = (m - 1) as isize * rs;
+        let col_span = (n - 1) as isize * cs;
+        return Ok(Some(Extent {
+            lo: row_span.min(0) + col_span.min(0),
+            hi: row_span.max(0) + col_span.max(0),
+        }));
+    }
+    extent_checked(who, m, n, rs, cs, elem_bytes)
+}
+
+/// [`extent`] with every step checked, for nonempty views of any size.
+#[cold]
+#[inline(never)]
+fn extent_checked(
+    who: &str,
+    m: usize,
+    n: usize,
+    rs: isize,
+    cs: isize,
+    elem_bytes: usize,
+) -> Result<Option<Extent>> {
     let overflow = || {
         Error::new(
             ErrorKind::InvalidView,
@@ -70,6 +106,7 @@ fn extent(
 
 /// Checks that a view of a slice of `len` elements fits, and returns the offset of its
 /// (0,0) element: the lowest address the view touches is the slice's first element.
+#[inline]
 fn origin_in_slice(
     who: &str,
     len: usize,
@@ -85,33 +122,56 @@ fn origin_in_slice(
     // `hi - lo` cannot overflow: `extent` checked it.
     let needed = (hi - lo) as usize + 1;
     if needed > len {
-        return Err(Error::new(
-            ErrorKind::InvalidView,
-            format!(
-                "{who}: a {m}×{n} view with rs = {rs}, cs = {cs} spans {needed} elements \
-                 but the slice has {len}"
-            ),
-        ));
+        return Err(too_short(who, len, m, n, rs, cs, needed));
     }
     Ok((-lo) as usize)
 }
 
+#[cold]
+#[inline(never)]
+fn too_short(
+    who: &str,
+    len: usize,
+    m: usize,
+    n: usize,
+    rs: isize,
+    cs: isize,
+    needed: usize,
+) -> Error {
+    Error::new(
+        ErrorKind::InvalidView,
+        format!(
+            "{who}: a {m}×{n} view with rs = {rs}, cs = {cs} spans {needed} elements \
+             but the slice has {len}"
+        ),
+    )
+}
+
+#[inline]
 fn check_ld(who: &str, ld: usize, inner: usize, inner_name: &str) -> Result<isize> {
+    if ld < inner.max(1) || ld > isize::MAX as usize {
+        return Err(bad_ld(who, ld, inner, inner_name));
+    }
+    Ok(ld as isize)
+}
+
+#[cold]
+#[inline(never)]
+fn bad_ld(who: &str, ld: usize, inner: usize, inner_name: &str) -> Error {
     if ld < inner.max(1) {
-        return Err(Error::new(
+        Error::new(
             ErrorKind::InvalidView,
             format!(
                 "{who}: ld = {ld} must be at least max(1, {inner_name}) = {}",
                 inner.max(1)
             ),
-        ));
-    }
-    isize::try_from(ld).map_err(|_| {
+        )
+    } else {
         Error::new(
             ErrorKind::InvalidView,
             format!("{who}: ld = {ld} overflows isize"),
         )
-    })
+    }
 }
 
 /// A read-only strided view of an operand, with its op() and scalar. See the module docs.
@@ -134,12 +194,14 @@ unsafe impl<T: Element> Sync for MatRef<'_, T> {}
 
 impl<'a, T: Element> MatRef<'a, T> {
     /// A column-major `m`×`n` view: element (i, j) at `data[i + j*ld]`, `ld >= max(1, m)`.
+    #[inline]
     pub fn col_major(data: &'a [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatRef::col_major", ld, m, "m")?;
         Self::strided_named("MatRef::col_major", data, m, n, 1, ld)
     }
 
     /// A row-major `m`×`n` view: element (i, j) at `data[i*ld + j]`, `ld >= max(1, n)`.
+    #[inline]
     pub fn row_major(data: &'a [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatRef::row_major", ld, n, "n")?;
         Self::strided_named("MatRef::row_major", data, m, n, ld, 1)
@@ -147,10 +209,12 @@ impl<'a, T: Element> MatRef<'a, T> {
 
     /// A general-stride view. Negative strides are allowed: the element with the lowest
     /// address is `data[0]`.
+    #[inline]
     pub fn strided(data: &'a [T], m: usize, n: usize, rs: isize, cs: isize) -> Result<Self> {
         Self::strided_named("MatRef::strided", data, m, n, rs, cs)
     }
 
+    #[inline]
     fn strided_named(
         who: &str,
         data: &'a [T],
@@ -183,6 +247,7 @@ impl<'a, T: Element> MatRef<'a, T> {
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
     }
 
+    #[inline]
     fn new_unchecked(ptr: *const T, m: usize, n: usize, rs: isize, cs: isize) -> Self {
         MatRef {
             ptr,
@@ -274,7 +339,7 @@ impl<'a, T: Element> MatRef<'a, T> {
     ///
     /// # Safety
     /// `i < nrows()` and `j < ncols()`.
-    #[inline(always)]
+    #[inline]
     pub(crate) unsafe fn read_stored(&self, i: usize, j: usize) -> T {
         // SAFETY: the caller keeps (i, j) in range; in-range offsets fit isize (checked at
         // construction) and point at readable elements.
@@ -298,6 +363,7 @@ impl<'a, T: Element> MatRef<'a, T> {
     }
 
     /// The byte addresses the view touches, both inclusive; `None` if empty.
+    #[inline]
     pub(crate) fn byte_span(&self) -> Option<(usize, usize)> {
         // Views are built through `extent`, so this cannot fail for a live view.
         let (m, n, rs, cs) = (self.m, self.n, self.rs, self.cs);
@@ -329,12 +395,14 @@ unsafe impl<T: Scalar> Sync for MatMut<'_, T> {}
 
 impl<'a, T: Scalar> MatMut<'a, T> {
     /// A column-major `m`×`n` view: element (i, j) at `data[i + j*ld]`, `ld >= max(1, m)`.
+    #[inline]
     pub fn col_major(data: &'a mut [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatMut::col_major", ld, m, "m")?;
         Self::strided_named("MatMut::col_major", data, m, n, 1, ld)
     }
 
     /// A row-major `m`×`n` view: element (i, j) at `data[i*ld + j]`, `ld >= max(1, n)`.
+    #[inline]
     pub fn row_major(data: &'a mut [T], m: usize, n: usize, ld: usize) -> Result<Self> {
         let ld = check_ld("MatMut::row_major", ld, n, "n")?;
         Self::strided_named("MatMut::row_major", data, m, n, ld, 1)
@@ -342,10 +410,12 @@ impl<'a, T: Scalar> MatMut<'a, T> {
 
     /// A general-stride view; see [`MatRef::strided`]. Strides that make elements overlap
     /// are accepted here and refused by gemm, which would write them.
+    #[inline]
     pub fn strided(data: &'a mut [T], m: usize, n: usize, rs: isize, cs: isize) -> Result<Self> {
         Self::strided_named("MatMut::strided", data, m, n, rs, cs)
     }
 
+    #[inline]
     fn strided_named(
         who: &str,
         data: &'a mut [T],
@@ -375,6 +445,7 @@ impl<'a, T: Scalar> MatMut<'a, T> {
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
     }
 
+    #[inline]
     fn new_unchecked(ptr: *mut T, m: usize, n: usize, rs: isize, cs: isize) -> Self {
         MatMut {
             ptr,

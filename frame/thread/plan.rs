@@ -48,7 +48,36 @@ impl Drop for Plan {
 }
 
 /// The plan for an m×n×k product with kernel blocksizes `bs`.
+///
+/// Inlined for its first test: one thread asked for needs no planning (and no thread-local
+/// lookup), which is worth a few nanoseconds on a small call.
+#[inline]
 pub(crate) fn plan(
+    rntm: &Rntm,
+    shape: (usize, usize, usize),
+    bs: Blocksizes,
+    prefs: ThreadPrefs,
+) -> Plan {
+    match rntm.threading() {
+        Threading::Total(1) => single(rntm),
+        Threading::Ways(ways) if ways.total() == 1 => single(rntm),
+        _ => plan_threads(rntm, shape, bs, prefs),
+    }
+}
+
+/// One thread.
+#[inline]
+fn single(rntm: &Rntm) -> Plan {
+    Plan {
+        ways: SINGLE,
+        pin: rntm.pinning(),
+        budget_held: 0,
+    }
+}
+
+/// [`plan`] when more than one thread may be used.
+#[inline(never)]
+fn plan_threads(
     rntm: &Rntm,
     shape: (usize, usize, usize),
     bs: Blocksizes,
@@ -126,9 +155,16 @@ pub(crate) fn auto_ways(
     if t <= 1 {
         return SINGLE;
     }
-    // Enough work to repay each thread?
-    let work = (m as u128) * (n as u128) * (k as u128);
-    let t = t.min((work / prefs.min_work_per_thread.max(1) as u128).max(1) as usize);
+    // Enough work to repay each thread? (u64 arithmetic when m·n·k fits, which is always in
+    // practice: the u128 division is a libcall, a visible part of a small call.)
+    let min_work = prefs.min_work_per_thread.max(1);
+    let affordable = match m.checked_mul(n).and_then(|mn| mn.checked_mul(k)) {
+        Some(work) => work / min_work,
+        None => ((m as u128) * (n as u128) * (k as u128) / min_work as u128)
+            .try_into()
+            .unwrap_or(usize::MAX),
+    };
+    let t = t.min(affordable.max(1));
     // Each dimension in the units a thread takes whole: MR rows, NR columns, KC-deep slices.
     let units = [m.div_ceil(bs.mr), n.div_ceil(bs.nr), k.div_ceil(bs.kc)];
     let mut ways = [1usize; 3];

@@ -11,7 +11,7 @@
 
 use crate::kernels::SupUkrArgs;
 use crate::kernels::x86::simd::Zmm64;
-use crate::kernels::x86::sup_real::sup_real;
+use crate::kernels::x86::sup_real::{sup_real, sup_real_full};
 
 /// The kernel. See the module docs.
 ///
@@ -19,6 +19,25 @@ use crate::kernels::x86::sup_real::sup_real;
 /// The [`crate::kernels::SupUkr`] contract for tiles up to 16×12, on a CPU with AVX-512 F.
 #[target_feature(enable = "avx512f")]
 pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features;
+    // `full` gets exactly the full tiles.
+    unsafe {
+        if args.m == 16 && args.n == 12 {
+            full(args)
+        } else {
+            sup_real::<Zmm64, 12>(args)
+        }
+    }
+}
+
+/// A full 16×12 tile, in its own function (why: `sup_real_full`).
+///
+/// # Safety
+/// The [`crate::kernels::SupUkr`] contract with `args.m == 16`, `args.n == 12`, on a CPU with
+/// AVX-512 F.
+#[target_feature(enable = "avx512f")]
+#[inline(never)]
+unsafe fn full(args: &SupUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real::<Zmm64, 12>(args) }
+    unsafe { sup_real_full::<Zmm64, 12>(args) }
 }

@@ -32,12 +32,33 @@ where
     // SAFETY: passed on; each instance computes exactly the tile's n columns and at most its
     // vectors of rows.
     unsafe {
-        if args.m <= V::LANES {
-            by_columns::<V, 1>(args)
-        } else {
+        if args.m > V::LANES {
             by_columns::<V, 2>(args)
+        } else {
+            by_columns::<V, 1>(args)
         }
     }
+}
+
+/// The body for a full tile: exactly (2·LANES)×NR. A kernel shell calls it from a function
+/// of its own (`#[inline(never)]`), for two reasons, both measured on 32³…96³:
+/// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
+///   all ones (the first one's it can): a few percent per k step;
+/// * alone in its function it gets its own register allocation. Inlined next to the 24 edge
+///   instances in `sup_real`, the f64 instance spilled accumulators inside the k loop
+///   (dgemm 96³ at 40 instead of 56 GFLOPS) — and a smaller function also has a smaller
+///   frame to set up per tile.
+///
+/// # Safety
+/// As [`sup_real`], with `args.m == 2·LANES` and `args.n == NR`.
+#[inline(always)]
+pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    debug_assert!(NR <= MAX_NR && args.n == NR && args.m == 2 * V::LANES);
+    // SAFETY: passed on; the tile is exactly two vectors of rows by NR columns.
+    unsafe { body::<V, 2, NR, true>(args) }
 }
 
 /// Dispatches on the column count.
@@ -52,32 +73,35 @@ where
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 => body::<V, VECS, 1>(args),
-            2 => body::<V, VECS, 2>(args),
-            3 => body::<V, VECS, 3>(args),
-            4 => body::<V, VECS, 4>(args),
-            5 => body::<V, VECS, 5>(args),
-            6 => body::<V, VECS, 6>(args),
-            7 => body::<V, VECS, 7>(args),
-            8 => body::<V, VECS, 8>(args),
-            9 => body::<V, VECS, 9>(args),
-            10 => body::<V, VECS, 10>(args),
-            11 => body::<V, VECS, 11>(args),
-            _ => body::<V, VECS, 12>(args),
+            1 => body::<V, VECS, 1, false>(args),
+            2 => body::<V, VECS, 2, false>(args),
+            3 => body::<V, VECS, 3, false>(args),
+            4 => body::<V, VECS, 4, false>(args),
+            5 => body::<V, VECS, 5, false>(args),
+            6 => body::<V, VECS, 6, false>(args),
+            7 => body::<V, VECS, 7, false>(args),
+            8 => body::<V, VECS, 8, false>(args),
+            9 => body::<V, VECS, 9, false>(args),
+            10 => body::<V, VECS, 10, false>(args),
+            11 => body::<V, VECS, 11, false>(args),
+            _ => body::<V, VECS, 12, false>(args),
         }
     }
 }
 
-/// The kernel for a tile of exactly N columns and at most VECS vectors of rows.
+/// The kernel for a tile of exactly N columns and at most VECS vectors of rows (FULL: exactly
+/// VECS vectors, so no row mask is needed on A).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES`.
+/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES` (`==` when FULL).
 #[inline(always)]
-unsafe fn body<V: Simd, const VECS: usize, const N: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
-where
+unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+) where
     V::Elem: Scalar,
 {
-    let m = args.m;
+    // A constant for full tiles, so that their masks fold away (plain loads and stores).
+    let m = if FULL { VECS * V::LANES } else { args.m };
     // SAFETY: masked loads touch only rows below m of A's columns p < k; B reads stay in
     // columns below N = n and rows below k; C is touched only at rows below m and columns
     // below n. That is all memory the contract makes valid; the caller provides V's target
@@ -91,6 +115,11 @@ where
         for (j, off) in b_offsets.iter_mut().enumerate() {
             *off = j as isize * args.cs_b;
         }
+        // Which epilogue. Taken here, apart from the match below: written in the match, the
+        // two tests became one vector compare of (alpha, beta) through a 64-byte stack store
+        // and reload, and a hot 32×12 tile took about 10 ns longer (25 instead of 16 ns over
+        // its FMA time, measured); here they stay two scalar compares.
+        let scalars = (args.alpha.is_one(), args.beta.is_zero());
         let mut acc = [[V::zero(); VECS]; N];
         let (mut a, mut b) = (args.a, args.b);
         for _ in 0..args.k {
@@ -112,40 +141,65 @@ where
             b = b.offset(args.rs_b);
         }
 
-        // The accumulators leave their registers through one store each into a stack tile
-        // (a loop short enough for the compiler to unroll early, which keeps `acc` in
-        // registers through the k loop); the epilogue then reads the tile. With the epilogue
-        // working on `acc` directly, its loops stayed rolled and `acc` lived in memory
-        // (zeroed by memset, reloaded before the k loop, stored after; and in one variant
-        // stored on every k step: 48 instead of 83 GFLOPS on 32³, measured with perf).
-        // Left uninitialized: every element read below (rows < m ≤ VECS·LANES of columns
-        // < N) is written here first.
-        let mut tile = MaybeUninit::<[V::Elem; 2 * 16 * MAX_NR]>::uninit();
-        let tile = tile.as_mut_ptr().cast::<V::Elem>();
-        let ld = VECS * V::LANES;
-        for (j, acc_j) in acc.iter().enumerate() {
-            V::store(tile.add(j * ld), acc_j[0]);
-            if VECS == 2 {
-                V::store(tile.add(j * ld + V::LANES), acc_j[VECS - 1]);
-            }
-        }
-        let alpha = V::splat(args.alpha);
         if args.rs_c == 1 {
-            let beta = V::splat(args.beta);
-            for j in 0..N {
-                for (h, &mask) in masks.iter().enumerate() {
-                    let ab = V::mul(alpha, V::load(tile.add(j * ld + h * V::LANES)));
-                    let p = args.c.offset(j as isize * args.cs_c).add(h * V::LANES);
-                    let out = if args.beta.is_zero() {
-                        ab
-                    } else {
-                        V::fma(beta, V::load_masked(p, mask), ab)
-                    };
-                    V::store_masked(p, mask, out);
+            // Columns of C: straight from the accumulators, one masked store per vector. The
+            // four (alpha = 1?, beta = 0?) cases are separate loops with no branch inside, so
+            // the compiler unrolls each fully and `acc` stays in registers (with the branches
+            // inside, the loops stayed rolled and `acc` lived in memory: 48 instead of 83
+            // GFLOPS on 32³, measured with perf). alpha = 1, the usual case, saves one
+            // multiply per vector, which competes with FMAs for the same pipes.
+            let col = |j: usize, h: usize| args.c.offset(j as isize * args.cs_c).add(h * V::LANES);
+            match scalars {
+                (true, true) => {
+                    for (j, acc_j) in acc.iter().enumerate() {
+                        for (h, &mask) in masks.iter().enumerate() {
+                            V::store_masked(col(j, h), mask, acc_j[h]);
+                        }
+                    }
+                }
+                (false, true) => {
+                    let alpha = V::splat(args.alpha);
+                    for (j, acc_j) in acc.iter().enumerate() {
+                        for (h, &mask) in masks.iter().enumerate() {
+                            V::store_masked(col(j, h), mask, V::mul(alpha, acc_j[h]));
+                        }
+                    }
+                }
+                (true, false) => {
+                    let beta = V::splat(args.beta);
+                    for (j, acc_j) in acc.iter().enumerate() {
+                        for (h, &mask) in masks.iter().enumerate() {
+                            let p = col(j, h);
+                            V::store_masked(
+                                p,
+                                mask,
+                                V::fma(beta, V::load_masked(p, mask), acc_j[h]),
+                            );
+                        }
+                    }
+                }
+                (false, false) => {
+                    let (alpha, beta) = (V::splat(args.alpha), V::splat(args.beta));
+                    for (j, acc_j) in acc.iter().enumerate() {
+                        for (h, &mask) in masks.iter().enumerate() {
+                            let p = col(j, h);
+                            let ab = V::mul(alpha, acc_j[h]);
+                            V::store_masked(p, mask, V::fma(beta, V::load_masked(p, mask), ab));
+                        }
+                    }
                 }
             }
         } else {
-            // General strides: element by element.
+            // General strides: element by element, through a stack tile (rows < m ≤
+            // VECS·LANES of columns < N, each written here before it is read).
+            let mut tile = MaybeUninit::<[V::Elem; 2 * 16 * MAX_NR]>::uninit();
+            let tile = tile.as_mut_ptr().cast::<V::Elem>();
+            let ld = VECS * V::LANES;
+            for (j, acc_j) in acc.iter().enumerate() {
+                for (h, &v) in acc_j.iter().enumerate() {
+                    V::store(tile.add(j * ld + h * V::LANES), v);
+                }
+            }
             for j in 0..N {
                 for i in 0..m {
                     let x = args.alpha * *tile.add(j * ld + i);
