@@ -650,44 +650,41 @@ impl Cntx {
     /// A copy with no sup kernels: every problem takes the packed path and edge tiles go
     /// through the scratch tile (benchmarks use this to compare the paths).
     pub fn without_sup(mut self) -> Cntx {
-        self.sgemm.sup = None;
-        self.dgemm.sup = None;
-        self.cgemm.sup = None;
-        self.zgemm.sup = None;
-        self.bgemm.sup = None;
-        self.igemm.sup = None;
-        self.ugemm.sup = None;
+        struct NoSup;
+        impl KernelVisitor for NoSup {
+            fn visit<A: Element, B: Element>(&mut self, k: &mut GemmKernel<A, B>) {
+                k.sup = None;
+            }
+        }
+        self.visit_kernels(&mut NoSup);
         self
     }
 
     /// A copy whose tall-A kernels (if any) use `limits` (tests lower them to reach the tall
     /// path at small sizes).
     pub fn with_tall_limits(mut self, limits: TallLimits) -> Cntx {
-        fn set<A: Element, B: Element>(k: &mut GemmKernel<A, B>, limits: TallLimits) {
-            if let Some(t) = &mut k.tall {
-                t.limits = limits;
+        struct Limits(TallLimits);
+        impl KernelVisitor for Limits {
+            fn visit<A: Element, B: Element>(&mut self, k: &mut GemmKernel<A, B>) {
+                if let Some(t) = &mut k.tall {
+                    t.limits = self.0;
+                }
             }
         }
-        set(&mut self.sgemm, limits);
-        set(&mut self.dgemm, limits);
-        set(&mut self.cgemm, limits);
-        set(&mut self.zgemm, limits);
-        set(&mut self.bgemm, limits);
-        set(&mut self.igemm, limits);
-        set(&mut self.ugemm, limits);
+        self.visit_kernels(&mut Limits(limits));
         self
     }
 
     /// A copy with no tall-A kernels: such problems take the packed path (benchmarks use
     /// this to compare the paths).
     pub fn without_tall(mut self) -> Cntx {
-        self.sgemm.tall = None;
-        self.dgemm.tall = None;
-        self.cgemm.tall = None;
-        self.zgemm.tall = None;
-        self.bgemm.tall = None;
-        self.igemm.tall = None;
-        self.ugemm.tall = None;
+        struct NoTall;
+        impl KernelVisitor for NoTall {
+            fn visit<A: Element, B: Element>(&mut self, k: &mut GemmKernel<A, B>) {
+                k.tall = None;
+            }
+        }
+        self.visit_kernels(&mut NoTall);
         self
     }
 
@@ -695,31 +692,53 @@ impl Cntx {
     /// the sup path. They still serve the packed path's edge tiles; limits of zero keep every
     /// problem on the packed path (tests use this to cover those edges at small sizes).
     pub fn with_sup_limits(mut self, limits: SupLimits) -> Cntx {
-        fn set<A: Element, B: Element>(k: &mut GemmKernel<A, B>, limits: SupLimits) {
-            if let Some(sup) = &mut k.sup {
-                sup.limits = limits;
+        struct Limits(SupLimits);
+        impl KernelVisitor for Limits {
+            fn visit<A: Element, B: Element>(&mut self, k: &mut GemmKernel<A, B>) {
+                if let Some(sup) = &mut k.sup {
+                    sup.limits = self.0;
+                }
             }
         }
-        set(&mut self.sgemm, limits);
-        set(&mut self.dgemm, limits);
-        set(&mut self.cgemm, limits);
-        set(&mut self.zgemm, limits);
-        set(&mut self.bgemm, limits);
-        set(&mut self.igemm, limits);
-        set(&mut self.ugemm, limits);
+        self.visit_kernels(&mut Limits(limits));
         self
     }
 
     /// Checks every kernel's blocksizes.
     pub fn validate(&self) -> Result<()> {
-        self.sgemm.validate(self.name)?;
-        self.dgemm.validate(self.name)?;
-        self.cgemm.validate(self.name)?;
-        self.zgemm.validate(self.name)?;
-        self.bgemm.validate(self.name)?;
-        self.igemm.validate(self.name)?;
-        self.ugemm.validate(self.name)
+        struct Validate<'a>(&'a str, Result<()>);
+        impl KernelVisitor for Validate<'_> {
+            fn visit<A: Element, B: Element>(&mut self, k: &mut GemmKernel<A, B>) {
+                if self.1.is_ok() {
+                    self.1 = k.validate(self.0);
+                }
+            }
+        }
+        let mut check = Validate(self.name, Ok(()));
+        // A copy: the visitor takes entries mutably (one list of slots serves every use);
+        // a context is a few hundred bytes of plain data.
+        self.clone().visit_kernels(&mut check);
+        check.1
     }
+
+    /// Applies `v` to every pair's kernel entry, in the order s, d, c, z, b, i, u: the one
+    /// place that lists the context's slots, so a new pair is added here once.
+    pub(crate) fn visit_kernels(&mut self, v: &mut impl KernelVisitor) {
+        v.visit(&mut self.sgemm);
+        v.visit(&mut self.dgemm);
+        v.visit(&mut self.cgemm);
+        v.visit(&mut self.zgemm);
+        v.visit(&mut self.bgemm);
+        v.visit(&mut self.igemm);
+        v.visit(&mut self.ugemm);
+    }
+}
+
+/// Something done to every pair's kernel entry of a context, whatever its element types
+/// ([`Cntx::visit_kernels`]).
+pub(crate) trait KernelVisitor {
+    /// Called once per entry.
+    fn visit<A: Element, B: Element>(&mut self, kernel: &mut GemmKernel<A, B>);
 }
 
 #[cfg(test)]
@@ -744,5 +763,21 @@ impl Cntx {
         // SAFETY: passed on to the caller.
         cntx.dgemm = unsafe { GemmKernel::new("test_f64_4x4", ukr, prefers_rows, bs) };
         cntx
+    }
+}
+
+#[cfg(test)]
+mod visitor_tests {
+    use crate::config::generic::GENERIC;
+
+    #[test]
+    fn validate_reaches_every_slot_including_the_last() {
+        let mut cntx = (GENERIC.context)();
+        cntx.validate().unwrap();
+        cntx.ugemm.bs.mc = cntx.ugemm.bs.mr + 1;
+        let e = cntx.validate().unwrap_err();
+        assert!(e.message().contains("reference_u8i8_8x4"), "{e}");
+        let report_rows = crate::report::kernel_table_for_test(&(GENERIC.context)());
+        assert_eq!(report_rows, "sdczbiu");
     }
 }

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, KernelVisitor};
 use crate::config::Features;
 use crate::error::Error;
 use crate::gks::Gks;
@@ -103,24 +103,27 @@ impl RuntimeReport {
 }
 
 fn kernel_table(cntx: &Cntx) -> Vec<KernelStatus> {
-    fn row<A: Element, B: Element>(dtype: char, k: &GemmKernel<A, B>) -> KernelStatus {
-        KernelStatus {
-            dtype,
-            name: k.name(),
-            blocksizes: k.blocksizes(),
-            prefers_rows: k.prefers_rows(),
-            sup: k.sup().map(|s| s.name()),
+    struct Rows(Vec<KernelStatus>);
+    impl KernelVisitor for Rows {
+        fn visit<A: Element, B: Element>(&mut self, k: &mut GemmKernel<A, B>) {
+            self.0.push(KernelStatus {
+                dtype: A::LETTER,
+                name: k.name(),
+                blocksizes: k.blocksizes(),
+                prefers_rows: k.prefers_rows(),
+                sup: k.sup().map(|s| s.name()),
+            });
         }
     }
-    vec![
-        row('s', &cntx.sgemm),
-        row('d', &cntx.dgemm),
-        row('c', &cntx.cgemm),
-        row('z', &cntx.zgemm),
-        row('b', &cntx.bgemm),
-        row('i', &cntx.igemm),
-        row('u', &cntx.ugemm),
-    ]
+    let mut rows = Rows(Vec::new());
+    cntx.clone().visit_kernels(&mut rows);
+    rows.0
+}
+
+/// The dtype letters of the kernel table, in order (for a test of the slot list).
+#[cfg(test)]
+pub(crate) fn kernel_table_for_test(cntx: &Cntx) -> String {
+    kernel_table(cntx).iter().map(|k| k.dtype).collect()
 }
 
 impl fmt::Display for RuntimeReport {
