@@ -334,7 +334,8 @@ where
         lds: ActualLds,
         post_ops: &PostOps<A::Acc>,
     ) -> Result<()> {
-        let (plan, ld) = self.check_call(offsets, lds, post_ops)?;
+        let checked = self.check_call(offsets, lds, post_ops)?;
+        let (plan, ld) = checked;
         let Dims { m, n, k, .. } = self.dims;
         if scratchpad.len() < plan.bytes {
             return Err(invalid(format!(
@@ -375,7 +376,7 @@ where
                 offsets,
                 c.as_mut_ptr(),
                 scratchpad.as_mut_ptr(),
-                ld,
+                checked,
                 post_ops,
             )
         }
@@ -406,14 +407,14 @@ where
         lds: ActualLds,
         post_ops: &PostOps<A::Acc>,
     ) -> Result<()> {
-        let (_, ld) = self.check_call(offsets, lds, post_ops)?;
+        let checked = self.check_call(offsets, lds, post_ops)?;
         if !(scratchpad as usize).is_multiple_of(SCRATCH_ALIGN) {
             return Err(invalid(format!(
                 "brgemm execute_raw: the scratchpad must be aligned to {SCRATCH_ALIGN} bytes"
             )));
         }
         // SAFETY: the caller's contract above, and the O(1) checks just made.
-        unsafe { self.run(a, b, offsets, c, scratchpad, ld, post_ops) }
+        unsafe { self.run(a, b, offsets, c, scratchpad, checked, post_ops) }
     }
 
     /// The checks both tiers make: finalized, the batch's length, the leading dimensions,
@@ -424,6 +425,7 @@ where
         lds: ActualLds,
         post_ops: &PostOps<A::Acc>,
     ) -> Result<(Plan, Lds)> {
+        // (Returned together: `run` computes with exactly what was checked.)
         let Dims { n, k, batch, .. } = self.dims;
         let Some(plan) = self.plan else {
             return Err(Error::new(
@@ -457,8 +459,7 @@ where
     /// touched.
     ///
     /// # Safety
-    /// As [`Self::execute_raw`], with `ld` the checked leading dimensions and `self.plan`
-    /// set.
+    /// As [`Self::execute_raw`], with `(plan, ld)` what [`Self::check_call`] returned.
     #[allow(clippy::too_many_arguments)]
     unsafe fn run(
         &self,
@@ -467,16 +468,10 @@ where
         offsets: &[(usize, usize)],
         c: *mut A::Acc,
         scratchpad: *mut u8,
-        ld: Lds,
+        (plan, ld): (Plan, Lds),
         post_ops: &PostOps<A::Acc>,
     ) -> Result<()> {
         let Dims { m, n, k, batch } = self.dims;
-        let Some(plan) = self.plan else {
-            return Err(Error::new(
-                ErrorKind::Config,
-                "brgemm execute: the object needs a successful finalize() first",
-            ));
-        };
         let Packed {
             mr,
             nr,
