@@ -5,7 +5,7 @@
 //! An MR×NR tile with MR = MV·LANES (MV is 1 or 2): MV·NR accumulator registers, `acc[j][h]` holding rows
 //! `h·LANES..(h+1)·LANES` of column j. Per k step: MV vector loads of the A column, NR
 //! broadcasts of B elements (which AVX-512 folds into the FMAs), MV·NR FMAs. The C tile is
-//! prefetched (first and last line of each column) before the k loop; A and B stream in
+//! prefetched (every line of each column) before the k loop; A and B stream in
 //! order and are left to the hardware prefetcher. C: columns are vector loads/stores when
 //! C's row stride is 1, a stack tile then elements one by one otherwise. beta == 0: C is
 //! not read.
@@ -37,9 +37,15 @@ pub(crate) unsafe fn gemm_real<V: Simd, E, const MV: usize, const NR: usize>(
     // the caller provides V's target features.
     unsafe {
         if args.rs_c == 1 {
+            // Every line of each column: C is often only element-aligned (a large Vec from
+            // malloc sits 16 bytes past a page), and then an MR-tall column spans one line
+            // more than MR·size/64; the first and last element alone miss the middle ones.
+            let per_line = 64 / size_of::<V::Elem>();
             for j in 0..NR {
                 let col = args.c.offset(j as isize * args.cs_c);
-                _mm_prefetch::<_MM_HINT_T0>(col.cast());
+                for i in (0..mr).step_by(per_line) {
+                    _mm_prefetch::<_MM_HINT_T0>(col.add(i).cast());
+                }
                 _mm_prefetch::<_MM_HINT_T0>(col.add(mr - 1).cast());
             }
         }
