@@ -24,9 +24,11 @@ pub const HASWELL: SubConfig = SubConfig {
 /// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
 /// 33 GFLOPS) on 4096×16×4096 and 4096×4096×16, where A's columns are 16 KiB apart and each
 /// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
+/// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB).
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
+    k_block_bytes: 128 << 10,
 };
 
 fn context() -> Cntx {

@@ -33,9 +33,13 @@ pub const SKX: SubConfig = SubConfig {
 /// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
 /// 33 GFLOPS) on 4096×16×4096 and 4096×4096×16, where A's columns are 16 KiB apart and each
 /// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
+/// k is split when A passes 512 KiB, into blocks whose slice of A is 256 KiB, a quarter of
+/// the L2: 64×64×4096 dgemm 44 → 49 GFLOPS, 128×128×2048 49 → 52, 64×2048×2048 42 → 44;
+/// 16×4096×4096 (A 512 KiB, stays whole) lost 47 → 41–43 when split.
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
+    k_block_bytes: 256 << 10,
 };
 
 /// When the tall-A kernels beat packing: C with at most 16 columns and A of at least this

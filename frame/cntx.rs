@@ -57,6 +57,10 @@ pub struct SupLimits {
     pub max_a_col_stride_bytes: usize,
     /// Largest A, m·k·size in bytes.
     pub max_a_bytes: usize,
+    /// When A (m·k·size) is more than twice this many bytes, the sup path walks k in blocks
+    /// whose slice of A is about this size, so the slice stays in L2 while every column
+    /// panel of C reuses it (C is then updated once per block); 0 never splits k.
+    pub k_block_bytes: usize,
 }
 
 impl<A: Element, B: Element> Clone for SupKernel<A, B> {

@@ -10,7 +10,7 @@ use harness::{
     sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
-use oxblis::{Blocksizes, Cntx, c32, c64};
+use oxblis::{Blocksizes, Cntx, SupLimits, c32, c64};
 
 /// Runs one case for one dtype.
 type Runner<'a> = &'a dyn Fn(&Cntx, &Case, u64);
@@ -60,6 +60,41 @@ fn sizes_around_the_sup_tile() {
             }
         });
     }
+}
+
+/// The sup path with k split into blocks (as for a large A), made to split at test sizes:
+/// blocks of 64 bytes of A, so each block's beta is 1 after the first and k leaves a short
+/// last block; sizes either side of the sup tile, random op()s, storages and scalar classes
+/// (beta = 0 with NaN in C included).
+#[test]
+fn sup_path_with_k_split_into_blocks() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        let Some(limits) = sup_limits_of(&full) else {
+            continue;
+        };
+        let split = full.clone().with_sup_limits(SupLimits {
+            k_block_bytes: 64,
+            ..limits
+        });
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&split, letter);
+            let mut rng = Rng::new(53);
+            let mut seed = 9000;
+            for m in [1, 3, mr - 1, mr + 1] {
+                for n in [1, nr + 1] {
+                    for k in [2, 9, 37, 100] {
+                        seed += 1;
+                        run(&split, &Case::random(&mut rng, m, n, k), seed);
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The sup limits of a configuration's sgemm kernel, if it has one.
+fn sup_limits_of(cntx: &Cntx) -> Option<SupLimits> {
+    cntx.kernel::<f32, f32>().sup().map(|s| s.limits())
 }
 
 /// Sizes 0, 1 and either side of MR/NR/MC/NC/KC (and their multiples), with random op()s,

@@ -18,6 +18,7 @@ fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
     let no_sup = SupLimits {
         max_a_col_stride_bytes: 0,
         max_a_bytes: 0,
+        k_block_bytes: 0,
     };
     let always = TallLimits { min_a_bytes: 0 };
     oxblis::supported_contexts()

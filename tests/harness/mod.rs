@@ -217,6 +217,7 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
             let packed_only = SupLimits {
                 max_a_col_stride_bytes: 0,
                 max_a_bytes: 0,
+                k_block_bytes: 0,
             };
             (
                 cntx.clone(),
