@@ -165,6 +165,11 @@ pub(crate) fn auto_ways(
             .unwrap_or(usize::MAX),
     };
     let t = t.min(affordable.max(1));
+    if t == 1 {
+        // Too little work for a second thread: the common answer for small calls, given
+        // before the factorization below (a visible part of a 2×2×2 call).
+        return SINGLE;
+    }
     // Each dimension in the units a thread takes whole: MR rows, NR columns, KC-deep slices.
     let units = [m.div_ceil(bs.mr), n.div_ceil(bs.nr), k.div_ceil(bs.kc)];
     let mut ways = [1usize; 3];
