@@ -29,7 +29,9 @@ use oxblis::{GemmPair, MatMut, MatRef, Rntm, Scalar, c32, c64, gemm_ex};
 
 const OPENBLAS: &str = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
 const BLIS: &str = "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4";
-const SQUARES: [usize; 12] = [32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048];
+const SQUARES: [usize; 13] = [
+    32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072,
+];
 const SKINNY: [(usize, usize, usize); 4] = [
     (4096, 16, 4096),
     (16, 4096, 4096),
