@@ -2,16 +2,13 @@
 //! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32
 //! and f64, packed for c32 and c64.
 //!
-//! Blocksizes: A micropanels stream from L2 past a B micropanel (KC×12; the f32 one, 24 KiB,
-//! stays in the 32 KiB L1, the f64 one, 48 KiB, does not, and measured better anyway: fewer
-//! passes over C), the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 144×512×8 B
-//! = 576 KiB), NC·KC is a share of the L3. Started from BLIS's skx values (KC 384, MC 480 /
+//! Blocksizes: the B micropanel (KC×12) stays in the 32 KiB L1 while A micropanels stream
+//! from L2, the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 240×384×8 B =
+//! 720 KiB), NC·KC is a share of the L3. Started from BLIS's skx values (KC 384, MC 480 /
 //! 240) and swept on the development machine (single thread, best of repeated runs, square
 //! 256…2048, `Cntx::with_blocksizes`): sgemm KC 512 / MC 256 was best or tied at every size
-//! (106–107 GFLOPS against 102–106 for 384/480), dgemm KC 384 / MC 240 by 1–3 %; after the
-//! kernels began prefetching every line of C, dgemm KC 512 / MC 144 (A block 576 KiB) beat
-//! 384 / 240 by 1–2 % at 512, 1024 and 2048 in three interleaved rounds (tied at 3072). The
-//! sweeps are recorded in docs/Performance.md. The complex blocks follow the same cache reasoning
+//! (106–107 GFLOPS against 102–106 for 384/480), dgemm KC 384 / MC 240 by 1–3 %. The sweep
+//! is recorded in docs/Performance.md. The complex blocks follow the same cache reasoning
 //! (A micropanel 16×256 or 8×256 complex = 32 KiB, A block 384 KiB), not yet swept.
 
 use crate::cntx::{
@@ -61,7 +58,7 @@ fn context() -> Cntx {
     let (s, d, c, z) = (
         //           MR        NR        KC         MC         NC
         Blocksizes { mr: 32, nr: 12, kc: 512, mc: 256, nc: 3072 },
-        Blocksizes { mr: 16, nr: 12, kc: 512, mc: 144, nc: 3072 },
+        Blocksizes { mr: 16, nr: 12, kc: 384, mc: 240, nc: 3072 },
         Blocksizes { mr: 16, nr: 6,  kc: 256, mc: 192, nc: 3072 },
         Blocksizes { mr: 8,  nr: 6,  kc: 256, mc: 96,  nc: 3072 },
     );
