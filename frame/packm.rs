@@ -304,10 +304,7 @@ fn copy_columns_mr<T: Element, const MR: usize>(
     let panel_len = MR * k;
     let (full, partial) = dst.split_at_mut((full_end - panels.start) * panel_len);
     for p in 0..k {
-        // SAFETY: column p < k of the view holds m elements at unit stride.
-        let column = unsafe {
-            std::slice::from_raw_parts(a.as_ptr().offset(p as isize * a.col_stride()), m)
-        };
+        let column = unit_stride_column(a, p);
         for (slot, panel) in (panels.start..full_end).enumerate() {
             let src: &[T; MR] = column[panel * MR..][..MR].try_into().expect("MR elements");
             let out: &mut [T; MR] = (&mut full[slot * panel_len + p * MR..][..MR])
@@ -319,16 +316,21 @@ fn copy_columns_mr<T: Element, const MR: usize>(
     copy_columns_any(a, MR, full_end..panels.end, partial);
 }
 
+/// Column `p` of a view with unit row stride, as a slice.
+fn unit_stride_column<'a, T: Element>(a: &MatRef<'a, T>, p: usize) -> &'a [T] {
+    assert!(a.row_stride() == 1 && p < a.ncols());
+    // SAFETY: column p < k of a checked view with unit row stride holds nrows elements in a
+    // row.
+    unsafe { std::slice::from_raw_parts(a.as_ptr().offset(p as isize * a.col_stride()), a.nrows()) }
+}
+
 /// [`copy_columns`] for any MR, conjugating if the view says so.
 fn copy_columns_any<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, dst: &mut [T]) {
     let (m, k) = (a.nrows(), a.ncols());
     let conj = a.is_conj();
     let panel_len = mr * k;
     for p in 0..k {
-        // SAFETY: column p < k of the view holds m elements at unit stride.
-        let column = unsafe {
-            std::slice::from_raw_parts(a.as_ptr().offset(p as isize * a.col_stride()), m)
-        };
+        let column = unit_stride_column(a, p);
         for (slot, panel) in panels.clone().enumerate() {
             let first = panel * mr;
             let rows = mr.min(m - first);
