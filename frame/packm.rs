@@ -303,7 +303,11 @@ fn copy_columns_mr<T: Element, const MR: usize>(
     let k = a.ncols();
     let panel_len = MR * k;
     let (full, partial) = dst.split_at_mut((full_end - panels.start) * panel_len);
+    let run = panels.start * MR..full_end * MR;
     for p in 0..k {
+        if p + PREFETCH_COLUMNS < k {
+            prefetch_run(&unit_stride_column(a, p + PREFETCH_COLUMNS)[run.clone()]);
+        }
         let column = unit_stride_column(a, p);
         for (slot, panel) in (panels.start..full_end).enumerate() {
             let src: &[T; MR] = column[panel * MR..][..MR].try_into().expect("MR elements");
@@ -314,6 +318,30 @@ fn copy_columns_mr<T: Element, const MR: usize>(
         }
     }
     copy_columns_any(a, MR, full_end..panels.end, partial);
+}
+
+/// How many columns ahead [`copy_columns_mr`] prefetches its source run. A big A's columns
+/// are a page or more apart, so the hardware prefetcher, which stops at page boundaries,
+/// starts each column cold; from memory that made packing A a latency-bound 2.3 % of dgemm
+/// 2048³. Eight columns ahead into L2 halved its share in perf (2.3 → 1.1 %); 4 into L1 and
+/// 16 into L2 were no better (docs/Performance.md).
+const PREFETCH_COLUMNS: usize = 8;
+
+/// Asks for `run` to be brought into L2 (one hint per cache line it touches).
+fn prefetch_run<T>(run: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
+        let start = run.as_ptr().cast::<i8>();
+        let bytes = size_of_val(run);
+        // Every 64 bytes from the start, and the last byte: a run that starts inside a line
+        // ends inside one more.
+        let offsets = (0..bytes).step_by(64).chain(bytes.checked_sub(1));
+        for offset in offsets {
+            // SAFETY: a prefetch is only a hint: it cannot fault, whatever the address.
+            unsafe { _mm_prefetch::<_MM_HINT_T1>(start.wrapping_add(offset)) };
+        }
+    }
 }
 
 /// Column `p` of a view with unit row stride, as a slice.
@@ -351,8 +379,8 @@ fn copy_columns_any<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, 
 /// [`pack_panel`] for a source whose rows are contiguous along k (unit column stride): each
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
-/// is one, else by a portable loop. Rows past the 8-aligned part and k's remainder go element
-/// by element. Conjugation, if any, is one pass over the panel at the end.
+/// is one, else by a portable loop. A panel less than 8 tall, and k's remainder, go element by
+/// element. Conjugation, if any, is one pass over the panel at the end.
 fn transpose_rows<T: Element>(
     a: &MatRef<T>,
     first: usize,
@@ -366,8 +394,14 @@ fn transpose_rows<T: Element>(
     debug_assert!(a.col_stride() == 1 && rows <= mr && dst.len() == mr * k);
     let rs = a.row_stride();
     let row = |i: usize| a.as_ptr().wrapping_offset((first + i) as isize * rs);
-    let (full_rows, full_p) = (rows / B * B, k / B * B);
-    for i0 in (0..full_rows).step_by(B) {
+    let full_p = k / B * B;
+    // Rows in blocks of 8; a remainder of a panel at least 8 tall by one more block ending at
+    // its last row, overlapping the one before (its rows are written twice, with the same
+    // values): NR = 12 panels are then two vector blocks instead of one and four rows element
+    // by element (1 % of dgemm 2048³ went to that loop, measured with perf).
+    let last_block = (rows > B && !rows.is_multiple_of(B)).then_some(rows - B);
+    let blocks = (0..rows / B * B).step_by(B).chain(last_block);
+    for i0 in blocks {
         for p0 in (0..full_p).step_by(B) {
             let out = &mut dst[p0 * mr + i0..][..(B - 1) * mr + B];
             match transpose {
@@ -388,8 +422,8 @@ fn transpose_rows<T: Element>(
             }
         }
     }
+    let p_from = if rows >= B { full_p } else { 0 };
     for i in 0..rows {
-        let p_from = if i < full_rows { full_p } else { 0 };
         for p in p_from..k {
             // SAFETY: row first+i < m, column p < k: in the view.
             dst[p * mr + i] = unsafe { a.read_stored(first + i, p) };
@@ -429,6 +463,33 @@ mod tests {
             let mut buf = vec![f64::NAN; 2 * mr * k];
             pack_a_panels(&a, mr, 0..1, &mut buf[..mr * k], None);
             pack_a_panels(&a, mr, 1..2, &mut buf[mr * k..], None);
+            for panel in 0..2 {
+                for p in 0..k {
+                    for i in 0..mr {
+                        let got = buf[panel * mr * k + p * mr + i];
+                        let want = a.get(panel * mr + i, p).unwrap_or(0.0);
+                        assert_eq!(got, want, "panel {panel} p {p} i {i}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn row_stored_panels_taller_than_a_block_pack_every_row() {
+        // 12-row panels (NR of the AVX-512 kernels) go by two overlapping 8×8 blocks; an
+        // 11-row panel likewise; k = 19 leaves a remainder of 3 columns.
+        let (m, k, mr) = (23, 19, 12);
+        let data = numbered(m, k);
+        let a = MatRef::row_major(&data, m, k, k).unwrap();
+        let mut transposes: Vec<Option<TransposeUkr<f64>>> = vec![None];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            transposes.push(Some(crate::kernels::haswell::transpose_f64_8x8));
+        }
+        for transpose in transposes {
+            let mut buf = vec![f64::NAN; 2 * mr * k];
+            pack_a_panels(&a, mr, 0..2, &mut buf, transpose);
             for panel in 0..2 {
                 for p in 0..k {
                     for i in 0..mr {
