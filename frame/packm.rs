@@ -399,7 +399,7 @@ fn transpose_rows<T: Element>(
     // its last row, overlapping the one before (its rows are written twice, with the same
     // values): NR = 12 panels are then two vector blocks instead of one and four rows element
     // by element (1 % of dgemm 2048³ went to that loop, measured with perf).
-    let last_block = (rows > B && !rows.is_multiple_of(B)).then_some(rows - B);
+    let last_block = (rows > B && !rows.is_multiple_of(B)).then(|| rows - B);
     let blocks = (0..rows / B * B).step_by(B).chain(last_block);
     for i0 in blocks {
         for p0 in (0..full_p).step_by(B) {
