@@ -119,6 +119,14 @@ fn context() -> Cntx {
             SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS),
         )
     };
+    // SAFETY: as above, for the sup contract with the complex tiles (the packed kernels'
+    // MR×NR, so they serve the packed path's edge tiles too).
+    let (c_sup, z_sup) = unsafe {
+        (
+            SupKernel::new("skx_sup_c32_16x6", skx::sup_c32_16x6, 16, 6, SUP_LIMITS),
+            SupKernel::new("skx_sup_c64_8x6", skx::sup_c64_8x6, 8, 6, SUP_LIMITS),
+        )
+    };
     // SAFETY: as above, for the tall-A contract with these tiles.
     let (s_tall, d_tall) = unsafe {
         (
@@ -164,12 +172,13 @@ fn context() -> Cntx {
         // SAFETY: as above.
         cgemm: unsafe {
             cgemm
+                .with_sup(c_sup)
                 .with_gemv(skx::gemv_c32)
                 .with_pack_transposes(transpose_c32_8x8, transpose_c32_8x8)
         },
         // SAFETY: the complex gemv kernel implements GemvUkr with this configuration's
         // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
-        zgemm: unsafe { zgemm.with_gemv(skx::gemv_c64) },
+        zgemm: unsafe { zgemm.with_sup(z_sup).with_gemv(skx::gemv_c64) },
         bgemm,
         igemm: igemm.unwrap_or(reference.igemm),
         ugemm: ugemm.unwrap_or(reference.ugemm),

@@ -1,7 +1,9 @@
 //! The skx kernel set: AVX-512 microkernels (Skylake-X and later Xeons, Ice Lake, Sapphire
 //! Rapids without AMX, Zen 4). Registered by `config/skx.rs`. Each real dtype has a packed
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
-//! problems, and a tall-A kernel (`tall_*`) for C with few columns and a large A; the complex dtypes have packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`); bf16 → f32
+//! problems, and a tall-A kernel (`tall_*`) for C with few columns and a large A; the complex dtypes have
+//! packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`) and sup kernels of the same tiles
+//! (`sup_c32_16x6`, `sup_c64_8x6`); bf16 → f32
 //! has a packed kernel (`gemm_b16_32x12`, or `gemm_b16dp_32x12` where the CPU has AVX512_BF16),
 //! and i8 × i8 / u8 × i8 → i32 VNNI ones (`gemm_i8_32x12`, `gemm_u8i8_32x12`, used when the
 //! CPU has AVX-512 VNNI).
@@ -17,6 +19,8 @@ mod gemv_c32;
 mod gemv_c64;
 mod gemv_f32;
 mod gemv_f64;
+mod sup_c32_16x6;
+mod sup_c64_8x6;
 mod sup_f32_32x12;
 mod sup_f64_16x12;
 mod tall_f32_16x16;
@@ -33,6 +37,8 @@ pub use gemv_c32::gemv_c32;
 pub use gemv_c64::gemv_c64;
 pub use gemv_f32::gemv_f32;
 pub use gemv_f64::gemv_f64;
+pub use sup_c32_16x6::sup_c32_16x6;
+pub use sup_c64_8x6::sup_c64_8x6;
 pub use sup_f32_32x12::sup_f32_32x12;
 pub use sup_f64_16x12::sup_f64_16x12;
 pub use tall_f32_16x16::tall_f32_16x16;

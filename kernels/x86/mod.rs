@@ -1,5 +1,5 @@
 //! What the x86 kernel sets share: a SIMD-register vocabulary ([`simd`]) and the kernel
-//! bodies written once over it: packed real ([`gemm_real`]), sup real ([`sup_real`]), tall-A real ([`tall_real`]), packed
+//! bodies written once over it: packed real ([`gemm_real`]), sup real and complex ([`sup_real`], [`sup_complex`]), tall-A real ([`tall_real`]), packed
 //! complex ([`gemm_complex`]), and gemv for real and complex ([`gemv_real`],
 //! [`gemv_complex`]). The kernel files in `kernels/skx/` and
 //! `kernels/haswell/` are `#[target_feature]` shells that instantiate a body for one ISA,
@@ -10,5 +10,6 @@ pub(crate) mod gemm_real;
 pub(crate) mod gemv_complex;
 pub(crate) mod gemv_real;
 pub(crate) mod simd;
+pub(crate) mod sup_complex;
 pub(crate) mod sup_real;
 pub(crate) mod tall_real;
