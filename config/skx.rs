@@ -1,6 +1,6 @@
 //! `skx`: AVX-512 CPUs (Skylake-X, Cascade Lake, Ice Lake, Sapphire Rapids without AMX, Zen
-//! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32
-//! and f64, packed for c32 and c64.
+//! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32,
+//! f64, c32 and c64.
 //!
 //! Blocksizes: the B micropanel (KC×12) stays in the 32 KiB L1 while A micropanels stream
 //! from L2, the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 240×384×8 B =
