@@ -452,6 +452,19 @@ mod tests {
         (0..m * k).map(|x| x as f64 + 1.0).collect()
     }
 
+    /// `buf` holds A's MR-row panels (k columns each, in order), rows past m zero.
+    fn assert_packed_panels(buf: &[f64], a: &MatRef<f64>, mr: usize) {
+        let k = a.ncols();
+        for (panel, packed) in buf.chunks_exact(mr * k).enumerate() {
+            for p in 0..k {
+                for i in 0..mr {
+                    let want = a.get(panel * mr + i, p).unwrap_or(0.0);
+                    assert_eq!(packed[p * mr + i], want, "panel {panel} p {p} i {i}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn packs_a_with_zero_padding_for_every_storage() {
         let (m, k, mr) = (5, 3, 4);
@@ -463,15 +476,7 @@ mod tests {
             let mut buf = vec![f64::NAN; 2 * mr * k];
             pack_a_panels(&a, mr, 0..1, &mut buf[..mr * k], None);
             pack_a_panels(&a, mr, 1..2, &mut buf[mr * k..], None);
-            for panel in 0..2 {
-                for p in 0..k {
-                    for i in 0..mr {
-                        let got = buf[panel * mr * k + p * mr + i];
-                        let want = a.get(panel * mr + i, p).unwrap_or(0.0);
-                        assert_eq!(got, want, "panel {panel} p {p} i {i}");
-                    }
-                }
-            }
+            assert_packed_panels(&buf, &a, mr);
         }
     }
 
@@ -490,15 +495,7 @@ mod tests {
         for transpose in transposes {
             let mut buf = vec![f64::NAN; 2 * mr * k];
             pack_a_panels(&a, mr, 0..2, &mut buf, transpose);
-            for panel in 0..2 {
-                for p in 0..k {
-                    for i in 0..mr {
-                        let got = buf[panel * mr * k + p * mr + i];
-                        let want = a.get(panel * mr + i, p).unwrap_or(0.0);
-                        assert_eq!(got, want, "panel {panel} p {p} i {i}");
-                    }
-                }
-            }
+            assert_packed_panels(&buf, &a, mr);
         }
     }
 

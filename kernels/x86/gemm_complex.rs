@@ -21,9 +21,50 @@ use crate::types::{Element, Scalar};
 /// # Safety
 /// As [`Simd`]'s methods.
 #[inline(always)]
-unsafe fn mul_scalar<V: Simd>(z: V, s_re: V, s_im: V) -> V {
+pub(crate) unsafe fn mul_scalar<V: Simd>(z: V, s_re: V, s_im: V) -> V {
     // SAFETY: the caller's.
     unsafe { V::fmaddsub(z, s_re, V::mul(V::swap_pairs(z), s_im)) }
+}
+
+/// alpha·(A·b) from the two accumulators of one register of a tile: `re` = Σ A·b_re,
+/// `im` = Σ A·b_im (pairwise: re parts of the first minus im parts of the second, and so
+/// on); `one` is 1 in every lane, alpha given as broadcast (re, im).
+///
+/// # Safety
+/// As [`Simd`]'s methods.
+#[inline(always)]
+pub(crate) unsafe fn scaled_product<V: Simd>(re: V, im: V, one: V, alpha_re: V, alpha_im: V) -> V {
+    // SAFETY: the caller's.
+    unsafe { mul_scalar(V::fmaddsub(re, one, V::swap_pairs(im)), alpha_re, alpha_im) }
+}
+
+/// Writes the first `rows` complex of register `out` down a column of C with row stride
+/// `rs_c` from `c`: `out` there, plus beta times the old value unless beta is zero.
+///
+/// # Safety
+/// As [`Simd`]'s methods; `c + i·rs_c` writable (and readable unless beta is zero) for
+/// i < rows ≤ LANES/2.
+#[inline(always)]
+pub(crate) unsafe fn store_strided<V: Simd>(
+    out: V,
+    rows: usize,
+    c: *mut Complex<V::Elem>,
+    rs_c: isize,
+    beta: Complex<V::Elem>,
+) where
+    V::Elem: Scalar,
+    Complex<V::Elem>: Scalar,
+{
+    // SAFETY: the caller's; `lanes` holds any register (16 lanes at most).
+    unsafe {
+        let mut lanes = [V::Elem::zero(); 16];
+        V::store(lanes.as_mut_ptr(), out);
+        for i in 0..rows {
+            let z = Complex::new(lanes[2 * i], lanes[2 * i + 1]);
+            let p = c.offset(i as isize * rs_c);
+            *p = if beta.is_zero() { z } else { z + beta * *p };
+        }
+    }
 }
 
 /// The body. See the module docs; the contract is `GemmUkr` in `kernels/mod.rs`.
@@ -76,9 +117,7 @@ pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
         let per_vector = V::LANES / 2;
         for j in 0..NR {
             for h in 0..MV {
-                // The product A·b: re parts of A·b_re minus im parts of A·b_im, and so on.
-                let ab = V::fmaddsub(re[j][h], one, V::swap_pairs(im[j][h]));
-                let mut out = mul_scalar(ab, alpha_re, alpha_im);
+                let mut out = scaled_product(re[j][h], im[j][h], one, alpha_re, alpha_im);
                 let first = h * per_vector;
                 if args.rs_c == 1 {
                     let p = args
@@ -91,15 +130,10 @@ pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
                     }
                     V::store(p, out);
                 } else {
-                    let mut lanes = [V::Elem::zero(); 16];
-                    V::store(lanes.as_mut_ptr(), out);
-                    for i in 0..per_vector {
-                        let z = Complex::new(lanes[2 * i], lanes[2 * i + 1]);
-                        let p = args
-                            .c
-                            .offset((first + i) as isize * args.rs_c + j as isize * args.cs_c);
-                        *p = if beta_is_zero { z } else { z + args.beta * *p };
-                    }
+                    let c = args
+                        .c
+                        .offset(first as isize * args.rs_c + j as isize * args.cs_c);
+                    store_strided(out, per_vector, c, args.rs_c, args.beta);
                 }
             }
         }

@@ -14,8 +14,9 @@
 use num_complex::Complex;
 
 use crate::kernels::SupUkrArgs;
+use crate::kernels::x86::gemm_complex::{mul_scalar, scaled_product, store_strided};
 use crate::kernels::x86::simd::Simd;
-use crate::types::{Element, Scalar};
+use crate::types::Scalar;
 
 /// The widest tile any complex sup kernel uses, in columns (the match below covers 1..=6).
 const MAX_NR: usize = 6;
@@ -86,16 +87,6 @@ unsafe fn by_columns<V: Simd, const VECS: usize>(
     }
 }
 
-/// z·s for packed complex z and a complex scalar s given as broadcast (re, im).
-///
-/// # Safety
-/// As [`Simd`]'s methods.
-#[inline(always)]
-unsafe fn mul_scalar<V: Simd>(z: V, s_re: V, s_im: V) -> V {
-    // SAFETY: the caller's.
-    unsafe { V::fmaddsub(z, s_re, V::mul(V::swap_pairs(z), s_im)) }
-}
-
 /// The kernel for a tile of exactly N columns and at most VECS vectors of rows (FULL: exactly
 /// VECS vectors, so no row mask is needed).
 ///
@@ -156,9 +147,7 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
         let one = V::splat(V::Elem::one());
         for j in 0..N {
             for h in 0..VECS {
-                // The product A·b: re parts of A·b_re minus im parts of A·b_im, and so on.
-                let ab = V::fmaddsub(re[j][h], one, V::swap_pairs(im[j][h]));
-                let mut out = mul_scalar(ab, alpha_re, alpha_im);
+                let mut out = scaled_product(re[j][h], im[j][h], one, alpha_re, alpha_im);
                 let first = h * per_vector;
                 if args.rs_c == 1 {
                     let p = args
@@ -172,15 +161,11 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
                     }
                     V::store_masked(p, masks[h], out);
                 } else {
-                    let mut lanes = [V::Elem::zero(); 16];
-                    V::store(lanes.as_mut_ptr(), out);
-                    for i in 0..per_vector.min(m.saturating_sub(first)) {
-                        let z = Complex::new(lanes[2 * i], lanes[2 * i + 1]);
-                        let p = args
-                            .c
-                            .offset((first + i) as isize * args.rs_c + j as isize * args.cs_c);
-                        *p = if beta_is_zero { z } else { z + args.beta * *p };
-                    }
+                    let rows = per_vector.min(m.saturating_sub(first));
+                    let c = args
+                        .c
+                        .offset(first as isize * args.rs_c + j as isize * args.cs_c);
+                    store_strided(out, rows, c, args.rs_c, args.beta);
                 }
             }
         }
