@@ -327,8 +327,11 @@ fn copy_columns_mr<T: Element, const MR: usize>(
 /// 16 into L2 were no better (docs/Performance.md).
 const PREFETCH_COLUMNS: usize = 8;
 
-/// Asks for `run` to be brought into L2 (one hint per cache line it touches).
+/// Asks for `run` to be brought into L2 (one hint per cache line it touches); nothing on
+/// targets without a prefetch hint here.
 fn prefetch_run<T>(run: &[T]) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = run;
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
