@@ -1,6 +1,5 @@
 //! `haswell`: AVX2 + FMA CPUs (Haswell and later Intel, Zen 1–3), chosen by CPU features
-//! alone. AVX2 kernels for every dtype: packed and sup for f32 and f64, packed for c32 and
-//! c64.
+//! alone. AVX2 kernels for every dtype: packed and sup for f32, f64, c32 and c64.
 //!
 //! Blocksizes: KC so an A and a B micropanel stay in L1 (16×384 + 384×6 floats; 8×256 +
 //! 256×6 doubles), MC·KC in a 1 MiB L2 (240×384×4 B = 360 KiB; 240×256×8 B = 480 KiB), NC·KC
@@ -29,6 +28,17 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 128 << 10,
+};
+
+/// The complex sup kernels' tile is only two columns wide, so each A column is read in place
+/// once per two columns of C, six times as often as with the real tiles: against packing
+/// (forced haswell on the development machine, docs/Performance.md) they win at 32³ (cgemm
+/// 68.6 → 85–93 GFLOPS, zgemm 38.0 → 50–52) and on 16×4096×4096 (35 → 67, 21 → 29) but
+/// lose from A columns of 1 KiB up (cgemm 128³ 96 → 88, zgemm 128³ 48 → 37; cgemm 256³ 101
+/// → 66), so they take A columns of at most 512 bytes.
+const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
+    max_a_col_stride_bytes: 512,
+    ..SUP_LIMITS
 };
 
 fn context() -> Cntx {
@@ -69,6 +79,26 @@ fn context() -> Cntx {
             ),
         )
     };
+    // SAFETY: as above, for the sup contract with the complex tiles (the packed kernels'
+    // MR×NR, so they serve the packed path's edge tiles too).
+    let (c_sup, z_sup) = unsafe {
+        (
+            SupKernel::new(
+                "haswell_sup_c32_8x2",
+                haswell::sup_c32_8x2,
+                8,
+                2,
+                COMPLEX_SUP_LIMITS,
+            ),
+            SupKernel::new(
+                "haswell_sup_c64_4x2",
+                haswell::sup_c64_4x2,
+                4,
+                2,
+                COMPLEX_SUP_LIMITS,
+            ),
+        )
+    };
     // A second thread repays itself from about 2 × 128³ multiply-adds on the development
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
@@ -91,12 +121,13 @@ fn context() -> Cntx {
         // SAFETY: as above.
         cgemm: unsafe {
             cgemm
+                .with_sup(c_sup)
                 .with_gemv(haswell::gemv_c32)
                 .with_pack_transposes(transpose_c32_8x8, transpose_c32_8x8)
         },
         // SAFETY: the complex gemv kernel implements GemvUkr with this configuration's
         // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
-        zgemm: unsafe { zgemm.with_gemv(haswell::gemv_c64) },
+        zgemm: unsafe { zgemm.with_sup(z_sup).with_gemv(haswell::gemv_c64) },
         threads: ThreadPrefs {
             min_work_per_thread: 1 << 21,
         },

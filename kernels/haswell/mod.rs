@@ -1,8 +1,8 @@
 //! The haswell kernel set: AVX2 + FMA microkernels (Haswell and later, Zen 1–3). Registered
 //! by `config/haswell.rs`. Each real dtype has a packed kernel (`gemm_*`) and a sup kernel
-//! (`sup_*`) that reads A and B in place for small problems; the complex dtypes have packed
-//! kernels (`gemm_c32_8x2`, `gemm_c64_4x2`). `transpose_8x8` holds the packing kernels (AVX), which
-//! the skx configuration uses too.
+//! (`sup_*`) that reads A and B in place for small problems; so do the complex dtypes
+//! (`gemm_c32_8x2`, `gemm_c64_4x2`, and sup kernels of the same tiles). `transpose_8x8`
+//! holds the packing kernels (AVX), which the skx configuration uses too.
 
 mod gemm_c32_8x2;
 mod gemm_c64_4x2;
@@ -12,6 +12,8 @@ mod gemv_c32;
 mod gemv_c64;
 mod gemv_f32;
 mod gemv_f64;
+mod sup_c32_8x2;
+mod sup_c64_4x2;
 mod sup_f32_16x6;
 mod sup_f64_8x6;
 mod transpose_8x8;
@@ -24,6 +26,8 @@ pub use gemv_c32::gemv_c32;
 pub use gemv_c64::gemv_c64;
 pub use gemv_f32::gemv_f32;
 pub use gemv_f64::gemv_f64;
+pub use sup_c32_8x2::sup_c32_8x2;
+pub use sup_c64_4x2::sup_c64_4x2;
 pub use sup_f32_16x6::sup_f32_16x6;
 pub use sup_f64_8x6::sup_f64_8x6;
 pub use transpose_8x8::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};

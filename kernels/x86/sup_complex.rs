@@ -1,6 +1,7 @@
 //! The sup microkernel body for complex dtypes, written once over [`Simd`] (its element type
-//! is the real part's) and instantiated by `kernels/skx/sup_c32_16x6.rs` and
-//! `sup_c64_8x6.rs` inside their `#[target_feature]` shells. The contract is `SupUkr` in
+//! is the real part's) and instantiated inside `#[target_feature]` shells:
+//! `kernels/skx/sup_c32_16x6.rs`, `sup_c64_8x6.rs` (AVX-512) and
+//! `kernels/haswell/sup_c32_8x2.rs`, `sup_c64_4x2.rs` (AVX2). The contract is `SupUkr` in
 //! `kernels/mod.rs`: A and B read in place, edges handled here.
 //!
 //! The arithmetic is the packed complex kernel's (`gemm_complex.rs`): a register holds
@@ -18,7 +19,8 @@ use crate::kernels::x86::gemm_complex::{mul_scalar, scaled_product, store_stride
 use crate::kernels::x86::simd::Simd;
 use crate::types::Scalar;
 
-/// The widest tile any complex sup kernel uses, in columns (the match below covers 1..=6).
+/// The widest tile any complex sup kernel uses, in columns (the match below covers 1..=6;
+/// a kernel with a narrower NR instantiates only the arms up to it).
 const MAX_NR: usize = 6;
 
 /// The body, dispatching on the tile's shape. See the module docs.
@@ -39,9 +41,9 @@ pub(crate) unsafe fn sup_complex<V: Simd, const NR: usize>(
     // vectors of rows.
     unsafe {
         if args.m > per_vector {
-            by_columns::<V, 2>(args)
+            by_columns::<V, 2, NR>(args)
         } else {
-            by_columns::<V, 1>(args)
+            by_columns::<V, 1, NR>(args)
         }
     }
 }
@@ -63,12 +65,13 @@ pub(crate) unsafe fn sup_complex_full<V: Simd, const NR: usize>(
     unsafe { body::<V, 2, NR, true>(args) }
 }
 
-/// Dispatches on the column count.
+/// Dispatches on the column count, at most NR (the guards keep a narrow kernel from carrying
+/// instances it can never run; the last arm is n = NR).
 ///
 /// # Safety
-/// As [`sup_complex`], with `args.m <= VECS·LANES/2`.
+/// As [`sup_complex`], with `args.m <= VECS·LANES/2` and `args.n <= NR`.
 #[inline(always)]
-unsafe fn by_columns<V: Simd, const VECS: usize>(
+unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize>(
     args: &SupUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
 ) where
     V::Elem: Scalar,
@@ -77,12 +80,12 @@ unsafe fn by_columns<V: Simd, const VECS: usize>(
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 => body::<V, VECS, 1, false>(args),
-            2 => body::<V, VECS, 2, false>(args),
-            3 => body::<V, VECS, 3, false>(args),
-            4 => body::<V, VECS, 4, false>(args),
-            5 => body::<V, VECS, 5, false>(args),
-            _ => body::<V, VECS, 6, false>(args),
+            1 if NR > 1 => body::<V, VECS, 1, false>(args),
+            2 if NR > 2 => body::<V, VECS, 2, false>(args),
+            3 if NR > 3 => body::<V, VECS, 3, false>(args),
+            4 if NR > 4 => body::<V, VECS, 4, false>(args),
+            5 if NR > 5 => body::<V, VECS, 5, false>(args),
+            _ => body::<V, VECS, NR, false>(args),
         }
     }
 }

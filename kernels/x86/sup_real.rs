@@ -33,9 +33,9 @@ where
     // vectors of rows.
     unsafe {
         if args.m > V::LANES {
-            by_columns::<V, 2>(args)
+            by_columns::<V, 2, NR>(args)
         } else {
-            by_columns::<V, 1>(args)
+            by_columns::<V, 1, NR>(args)
         }
     }
 }
@@ -61,30 +61,32 @@ where
     unsafe { body::<V, 2, NR, true>(args) }
 }
 
-/// Dispatches on the column count.
+/// Dispatches on the column count, at most NR (the guards keep a narrow kernel from carrying
+/// instances it can never run; the last arm is n = NR).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m <= VECS·LANES`.
+/// As [`sup_real`], with `args.m <= VECS·LANES` and `args.n <= NR`.
 #[inline(always)]
-unsafe fn by_columns<V: Simd, const VECS: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
-where
+unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+) where
     V::Elem: Scalar,
 {
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 => body::<V, VECS, 1, false>(args),
-            2 => body::<V, VECS, 2, false>(args),
-            3 => body::<V, VECS, 3, false>(args),
-            4 => body::<V, VECS, 4, false>(args),
-            5 => body::<V, VECS, 5, false>(args),
-            6 => body::<V, VECS, 6, false>(args),
-            7 => body::<V, VECS, 7, false>(args),
-            8 => body::<V, VECS, 8, false>(args),
-            9 => body::<V, VECS, 9, false>(args),
-            10 => body::<V, VECS, 10, false>(args),
-            11 => body::<V, VECS, 11, false>(args),
-            _ => body::<V, VECS, 12, false>(args),
+            1 if NR > 1 => body::<V, VECS, 1, false>(args),
+            2 if NR > 2 => body::<V, VECS, 2, false>(args),
+            3 if NR > 3 => body::<V, VECS, 3, false>(args),
+            4 if NR > 4 => body::<V, VECS, 4, false>(args),
+            5 if NR > 5 => body::<V, VECS, 5, false>(args),
+            6 if NR > 6 => body::<V, VECS, 6, false>(args),
+            7 if NR > 7 => body::<V, VECS, 7, false>(args),
+            8 if NR > 8 => body::<V, VECS, 8, false>(args),
+            9 if NR > 9 => body::<V, VECS, 9, false>(args),
+            10 if NR > 10 => body::<V, VECS, 10, false>(args),
+            11 if NR > 11 => body::<V, VECS, 11, false>(args),
+            _ => body::<V, VECS, NR, false>(args),
         }
     }
 }
