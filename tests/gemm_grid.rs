@@ -105,9 +105,22 @@ fn sizes_around_every_blocksize() {
         for_each_dtype(&mut |run, letter| {
             let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
             let (mc, nc, kc) = (2 * mr, 2 * nr, 3);
-            let ms = [0, 1, mr - 1, mr, mr + 1, mc - 1, mc, mc + 1, 2 * mc + 1];
+            // The last row block and k slice take a remainder of up to a third of MC and KC
+            // (mc + 1 and kc + 1 are one block); mc + mc/3 + 1 and kc + kc/3 + 1 are two.
+            let ms = [
+                0,
+                1,
+                mr - 1,
+                mr,
+                mr + 1,
+                mc - 1,
+                mc,
+                mc + 1,
+                mc + mc / 3 + 1,
+                2 * mc + 1,
+            ];
             let ns = [0, 1, nr - 1, nr, nr + 1, nc - 1, nc, nc + 1, 2 * nc + 1];
-            let ks = [0, 1, kc - 1, kc, kc + 1, 2 * kc + 1];
+            let ks = [0, 1, kc - 1, kc, kc + 1, kc + kc / 3 + 1, 2 * kc + 1];
             let mut rng = Rng::new(7);
             let mut seed = 1000;
             for m in ms {
