@@ -364,8 +364,9 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
 /// last step takes a remainder of up to a third of `size` with it rather than leaving it a
 /// thin block of its own. A thin last k slice costs a whole extra pass over C and a thin row
 /// block a whole extra pass over the packed B block, for little work: dgemm 512³ on skx
-/// (KC 384, MC 240) had slices 384 + 128 and blocks 240 + 240 + 32; one slice of 512 ran
-/// 2.5 % faster (docs/Performance.md). Every block but the last starts `size` after the one
+/// (KC 384, MC 240) had slices 384 + 128 and blocks 240 + 240 + 32; with one slice of 512
+/// and blocks 240 + 272 it runs about 1 % faster on one thread, 4 % on two
+/// (docs/Performance.md). Every block but the last starts `size` after the one
 /// before, so row blocks stay aligned to MR (MC is a multiple of it).
 fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<Item = Range<usize>> {
     debug_assert!(size >= 1);

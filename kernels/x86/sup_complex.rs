@@ -65,8 +65,8 @@ pub(crate) unsafe fn sup_complex_full<V: Simd, const NR: usize>(
     unsafe { body::<V, 2, NR, true>(args) }
 }
 
-/// Dispatches on the column count, at most NR (the guards keep a narrow kernel from carrying
-/// instances it can never run; the last arm is n = NR).
+/// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
+/// compiler drops the arms a narrow kernel can never take; the last arm is n = NR).
 ///
 /// # Safety
 /// As [`sup_complex`], with `args.m <= VECS·LANES/2` and `args.n <= NR`.

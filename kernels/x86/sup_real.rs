@@ -61,8 +61,8 @@ where
     unsafe { body::<V, 2, NR, true>(args) }
 }
 
-/// Dispatches on the column count, at most NR (the guards keep a narrow kernel from carrying
-/// instances it can never run; the last arm is n = NR).
+/// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
+/// compiler drops the arms a narrow kernel can never take; the last arm is n = NR).
 ///
 /// # Safety
 /// As [`sup_real`], with `args.m <= VECS·LANES` and `args.n <= NR`.
