@@ -6,7 +6,7 @@
 //! in the shared L3. Starting points from BLIS's haswell values scaled to the larger L2,
 //! checked with `cargo bench --bench gemm` (docs/Performance.md).
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, ThreadPrefs};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, ThreadPrefs};
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::haswell;
 
@@ -24,10 +24,14 @@ pub const HASWELL: SubConfig = SubConfig {
 /// 33 GFLOPS) on 4096×16×4096 and 4096×4096×16, where A's columns are 16 KiB apart and each
 /// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
 /// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB).
+/// Larger problems keep packing B: the 8×6 and 16×6 sup kernels on packed A with B in
+/// place ran 9–11 % behind the packed kernels (forced haswell, dgemm and sgemm 384³–2000³,
+/// docs/Performance.md).
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 128 << 10,
+    pack_a_only: PackAOnly::Never,
 };
 
 /// The complex sup kernels' tile is only two columns wide, so each A column is read in place

@@ -12,7 +12,8 @@
 //! (A micropanel 16×256 or 8×256 complex = 32 KiB, A block 384 KiB), not yet swept.
 
 use crate::cntx::{
-    Blocksizes, Cntx, GemmKernel, SupKernel, SupLimits, TallKernel, TallLimits, ThreadPrefs,
+    Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, TallKernel, TallLimits,
+    ThreadPrefs,
 };
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::{haswell, skx};
@@ -36,10 +37,15 @@ pub const SKX: SubConfig = SubConfig {
 /// k is split when A passes 512 KiB, into blocks whose slice of A is 256 KiB, a quarter of
 /// the L2: 64×64×4096 dgemm 44 → 49 GFLOPS, 128×128×2048 49 → 52, 64×2048×2048 42 → 44;
 /// 16×4096×4096 (A 512 KiB, stays whole) lost 47 → 41–43 when split.
+/// Past these limits, one thread packs only A where B reads well in place: against the
+/// loop nest (interleaved runs, medians) dgemm 384³–2000³ +2–5 %, cgemm 384³–1200³ +2–3 %,
+/// zgemm +2.5–6 %; B at a 4 KiB multiple stride (512³, 1024³) loses 7–10 %, hence the
+/// check, and 4096×4096×16/64 4–6 %, hence k ≥ KC/2 (docs/Performance.md).
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 256 << 10,
+    pack_a_only: PackAOnly::WhenBSpreadsOverL1,
 };
 
 /// When the tall-A kernels beat packing: C with at most 16 columns and A of at least this

@@ -61,6 +61,27 @@ pub struct SupLimits {
     /// whose slice of A is about this size, so the slice stays in L2 while every column
     /// panel of C reuses it (C is then updated once per block); 0 never splits k.
     pub k_block_bytes: usize,
+    /// What happens to a one-thread problem past the limits above: the loop nest packs A
+    /// and B, or the sup kernel reads B in place with only A packed (`frame/l3/sup.rs`).
+    pub pack_a_only: PackAOnly,
+}
+
+/// When a one-thread problem too large for the sup path packs only A: the sup kernel then
+/// reads packed MC×KC blocks of A and B in place, which saves packing B (the transposes of a
+/// column-stored B cost 2–3.5 % of dgemm 384³). It pays only while B's micropanels, read in
+/// place, do not crowd the L1: NR columns a power-of-two stride apart fall into one L1 set
+/// and evict each other (dgemm 512³ 9 % slower), so the default checks B's strides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PackAOnly {
+    /// Always the loop nest.
+    Never,
+    /// When k is at least KC/2 (shorter, the sup kernel's per-tile overhead shows) and the
+    /// lines a B micropanel's first eight k steps touch (B's NR columns, or rows, at its
+    /// strides) put no more than four in any set of a 64-set L1 (half its ways, on the
+    /// 8-way L1s of these cores); else the loop nest.
+    WhenBSpreadsOverL1,
+    /// Whatever B's strides (for tests and experiments).
+    Always,
 }
 
 impl<A: Element, B: Element> Clone for SupKernel<A, B> {

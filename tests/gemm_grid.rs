@@ -10,7 +10,7 @@ use harness::{
     sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
-use oxblis::{Blocksizes, Cntx, SupLimits, c32, c64};
+use oxblis::{Blocksizes, Cntx, PackAOnly, SupLimits, c32, c64};
 
 /// Runs one case for one dtype.
 type Runner<'a> = &'a dyn Fn(&Cntx, &Case, u64);
@@ -24,12 +24,12 @@ fn for_each_dtype(f: &mut dyn FnMut(Runner, char)) {
 }
 
 /// Every op(A) × op(B) × storage of C, A and B, at sizes that leave edge tiles in both
-/// dimensions and cross the (shrunken) KC, MC and NC blocks, on the packed path; and the
-/// same on each configuration as is (the sup path, where it has one).
+/// dimensions and cross the (shrunken) KC, MC and NC blocks, on the packed path and with
+/// only A packed; and the same on each configuration as is (the sup path, where it has one).
 #[test]
 fn every_op_and_storage_combination() {
     for (full, tiny) in contexts_with_tiny_blocks() {
-        for cntx in [&full, &tiny] {
+        for cntx in [&full, &tiny, &packing_only_a(&tiny)] {
             for_each_dtype(&mut |run, letter| {
                 let Blocksizes { mr, nr, .. } = blocksizes_of(cntx, letter);
                 let cases = Case::every_op_and_storage(2 * mr + 3, 2 * nr + 1, 7);
@@ -92,46 +92,60 @@ fn sup_path_with_k_split_into_blocks() {
     }
 }
 
+/// `tiny` (shrunken blocks, no sup path) with every one-thread problem whose B is not
+/// conjugated packing only A (`PackAOnly::Always`): the sup kernel reads packed A blocks and
+/// B in place. Configurations without sup kernels keep the loop nest.
+fn packing_only_a(tiny: &Cntx) -> Cntx {
+    tiny.clone().with_sup_limits(SupLimits {
+        max_a_col_stride_bytes: 0,
+        max_a_bytes: 0,
+        k_block_bytes: 0,
+        pack_a_only: PackAOnly::Always,
+    })
+}
+
 /// The sup limits of a configuration's sgemm kernel, if it has one.
 fn sup_limits_of(cntx: &Cntx) -> Option<SupLimits> {
     cntx.kernel::<f32, f32>().sup().map(|s| s.limits())
 }
 
 /// Sizes 0, 1 and either side of MR/NR/MC/NC/KC (and their multiples), with random op()s,
-/// storages and scalar classes.
+/// storages and scalar classes, on the packed path and with only A packed.
 #[test]
 fn sizes_around_every_blocksize() {
     for (_, tiny) in contexts_with_tiny_blocks() {
-        for_each_dtype(&mut |run, letter| {
-            let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
-            let (mc, nc, kc) = (2 * mr, 2 * nr, 3);
-            // The last row block and k slice take a remainder of up to a third of MC and KC
-            // (mc + 1 and kc + 1 are one block); mc + mc/3 + 1 and kc + kc/3 + 1 are two.
-            let ms = [
-                0,
-                1,
-                mr - 1,
-                mr,
-                mr + 1,
-                mc - 1,
-                mc,
-                mc + 1,
-                mc + mc / 3 + 1,
-                2 * mc + 1,
-            ];
-            let ns = [0, 1, nr - 1, nr, nr + 1, nc - 1, nc, nc + 1, 2 * nc + 1];
-            let ks = [0, 1, kc - 1, kc, kc + 1, kc + kc / 3 + 1, 2 * kc + 1];
-            let mut rng = Rng::new(7);
-            let mut seed = 1000;
-            for m in ms {
-                for n in ns {
-                    for k in ks {
-                        seed += 1;
-                        run(&tiny, &Case::random(&mut rng, m, n, k), seed);
+        for cntx in [&tiny, &packing_only_a(&tiny)] {
+            for_each_dtype(&mut |run, letter| {
+                let Blocksizes { mr, nr, .. } = blocksizes_of(&tiny, letter);
+                let (mc, nc, kc) = (2 * mr, 2 * nr, 3);
+                // The last row block and k slice take a remainder of up to a third of MC and KC
+                // (mc + 1 and kc + 1 are one block); mc + mc/3 + 1 and kc + kc/3 + 1 are two.
+                let ms = [
+                    0,
+                    1,
+                    mr - 1,
+                    mr,
+                    mr + 1,
+                    mc - 1,
+                    mc,
+                    mc + 1,
+                    mc + mc / 3 + 1,
+                    2 * mc + 1,
+                ];
+                let ns = [0, 1, nr - 1, nr, nr + 1, nc - 1, nc, nc + 1, 2 * nc + 1];
+                let ks = [0, 1, kc - 1, kc, kc + 1, kc + kc / 3 + 1, 2 * kc + 1];
+                let mut rng = Rng::new(7);
+                let mut seed = 1000;
+                for m in ms {
+                    for n in ns {
+                        for k in ks {
+                            seed += 1;
+                            run(cntx, &Case::random(&mut rng, m, n, k), seed);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
     }
 }
 
@@ -139,7 +153,7 @@ fn sizes_around_every_blocksize() {
 #[test]
 fn every_alpha_beta_class() {
     for (full, tiny) in contexts_with_tiny_blocks() {
-        for cntx in [&full, &tiny] {
+        for cntx in [&full, &tiny, &packing_only_a(&tiny)] {
             for_each_dtype(&mut |run, _| {
                 let mut rng = Rng::new(11);
                 let mut seed = 2000;
@@ -170,7 +184,7 @@ fn every_alpha_beta_class() {
 #[test]
 fn nan_in_c_is_overwritten_when_beta_is_zero() {
     for (full, tiny) in contexts_with_tiny_blocks() {
-        for cntx in [&full, &tiny] {
+        for cntx in [&full, &tiny, &packing_only_a(&tiny)] {
             for_each_dtype(&mut |run, _| {
                 let mut rng = Rng::new(13);
                 for (seed, st_c) in Storage::ALL.into_iter().enumerate() {

@@ -10,7 +10,7 @@ mod harness;
 
 use harness::{Case, SCALAR_CLASSES, ScalarClass, run_case};
 use oxblis::check::{Rng, Storage, Values};
-use oxblis::{Cntx, Rntm, SupLimits, TallLimits};
+use oxblis::{Cntx, PackAOnly, Rntm, SupLimits, TallLimits};
 
 /// Each supported context with a tall kernel for `letter`, made to take the tall path for
 /// every size it suits, with its tile (MR, NT) and k block.
@@ -19,6 +19,7 @@ fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
         max_a_col_stride_bytes: 0,
         max_a_bytes: 0,
         k_block_bytes: 0,
+        pack_a_only: PackAOnly::Never,
     };
     let always = TallLimits { min_a_bytes: 0 };
     oxblis::supported_contexts()

@@ -30,8 +30,9 @@
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
 //! settles the cases that need no loop nest, orients the problem to the kernel's preferred C
 //! storage, plans the threads (`frame/thread/plan.rs`), and sends single-threaded problems
-//! with a compact A down the unpacked sup path (`frame/l3/sup.rs`). Docs: `docs/KernelsHowTo.md`,
-//! `docs/Multithreading.md`.
+//! with a compact A down the unpacked sup path, larger ones whose B reads well in place down
+//! the same kernels with only A packed (both `frame/l3/sup.rs`), and tall ones to
+//! `frame/l3/tall.rs`. Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
 
 use std::ops::Range;
 
@@ -40,7 +41,7 @@ use crate::error::Result;
 use crate::l3::gemv::gemm_gemv;
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
-use crate::l3::sup::gemm_sup;
+use crate::l3::sup::{gemm_sup, gemm_sup_packed_a, packs_only_a};
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
@@ -118,6 +119,17 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && tall.suits(shape.0, shape.1, shape.2)
     {
         return gemm_tall(tall, alpha, &a, &b, beta, &mut c);
+    }
+    // Too large for sup: still read B in place, packing only A, where B's panels read well
+    // in place (frame/l3/sup.rs).
+    let blocks = kernel.blocksizes();
+    if let Some(sup) = kernel.sup()
+        && plan.ways.total() == 1
+        && !b.is_conj()
+        && packs_only_a(sup.limits().pack_a_only, &b, sup.tile().1, blocks.kc)
+    {
+        let transpose_a = kernel.pack_transposes().0;
+        return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, &a, &b, beta, &mut c);
     }
     gemm_nest(kernel, alpha, &a, &b, beta, &mut c, &plan)
 }
@@ -368,7 +380,7 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
 /// and blocks 240 + 272 it runs about 1 % faster on one thread, 4 % on two
 /// (docs/Performance.md). Every block but the last starts `size` after the one
 /// before, so row blocks stay aligned to MR (MC is a multiple of it).
-fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<Item = Range<usize>> {
+pub(super) fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<Item = Range<usize>> {
     debug_assert!(size >= 1);
     let mut start = range.start;
     std::iter::from_fn(move || {
@@ -384,7 +396,7 @@ fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<Item = Range<
 }
 
 /// The longest block [`cache_blocks`] hands out for `size`.
-fn longest_block(size: usize) -> usize {
+pub(super) fn longest_block(size: usize) -> usize {
     size + size / 3
 }
 

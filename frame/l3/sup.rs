@@ -1,23 +1,36 @@
-//! The small/skinny path (BLIS's "sup"): for problems too small to repay packing, the sup
-//! kernel reads A and B where they are, tile by tile, on the calling thread.
+//! The small/skinny path (BLIS's "sup"): the sup kernel reads B where it is, tile by tile,
+//! on the calling thread; A too for problems too small to repay packing it ([`gemm_sup`]),
+//! or packed block by block for larger ones whose B reads well in place
+//! ([`gemm_sup_packed_a`]).
 //!
 //! ```text
+//! gemm_sup:
 //! pc: for each k block (all of k unless A is large: `SupLimits::k_block_bytes`)
 //!   jr: for each NR-wide column panel of C and B
 //!     ir: for each MR-tall row panel of C and A
 //!           sup kernel: C[ir.., jr..] := alpha·A[ir.., pc..]·B[pc.., jr..] + beta'·C[ir.., jr..]
 //!           (beta' = beta in the first k block, 1 after it)
+//!
+//! gemm_sup_packed_a: the loop nest's blocking, with B never packed
+//! jc: for each NC-wide column block
+//!   pc: for each KC-deep slice
+//!     ic: for each MC-tall row block
+//!           pack A[ic.., pc..] → Ap  (MR-tall panels, as the loop nest packs them)
+//!       jr, ir: as above, A from Ap, B in place
 //! ```
 //!
 //! The kernel loads each column of A as a vector, so A needs unit row stride and no pending
-//! conjugation; otherwise it is first copied, once, into a column-major buffer (m·k elements,
-//! small by construction). B is read in place with any strides: its elements are broadcast.
-//! Edges are the kernel's (masked loads and stores). Chosen by `gemm_front` when m·n·k is at
-//! most the kernel's `max_work` and the plan gives one thread.
+//! conjugation; otherwise `gemm_sup` first copies it, once, into a column-major buffer (m·k
+//! elements, small by construction). B is read in place with any strides: its elements are
+//! broadcast. Edges are the kernel's (masked loads and stores). `gemm_front` chooses between
+//! the two and the loop nest by the kernel's `SupLimits`, on one thread only.
 
-use crate::cntx::SupKernel;
+use std::ops::Range;
+
+use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{SupUkrArgs, TransposeUkr};
+use crate::l3::gemm::{cache_blocks, longest_block};
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
 use crate::types::{Element, GemmPair, Scalar};
@@ -37,7 +50,6 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
 ) -> Result<()> {
     debug_assert!(!b.is_conj());
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    let (mr, nr) = sup.tile();
     let needs_copy = a.row_stride() != 1 || a.is_conj();
     let mut copy = if needs_copy {
         // Checked: A may be a zero-stride view of a larger shape than any memory holds.
@@ -60,40 +72,217 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
             (dst.as_ptr(), m as isize)
         }
     };
-    let ukr = sup.ukr();
     let kc = k_block(m, k, size_of::<A>(), sup.limits().k_block_bytes);
     for pc in (0..k.max(1)).step_by(kc) {
         let kb = kc.min(k - pc);
-        let beta = if pc == 0 { beta } else { A::Acc::one() };
-        for jr in (0..n).step_by(nr) {
-            for ir in (0..m).step_by(mr) {
-                let args = SupUkrArgs {
-                    m: mr.min(m - ir),
-                    n: nr.min(n - jr),
-                    k: kb,
-                    alpha,
-                    a: a_ptr.wrapping_add(ir).wrapping_offset(pc as isize * cs_a),
-                    cs_a,
-                    b: b.as_ptr().wrapping_offset(
-                        jr as isize * b.col_stride() + pc as isize * b.row_stride(),
-                    ),
-                    rs_b: b.row_stride(),
-                    cs_b: b.col_stride(),
-                    beta,
-                    c: c.ptr_at(ir, jr),
-                    rs_c: c.row_stride(),
-                    cs_c: c.col_stride(),
+        let block = Block {
+            // Row ir of A's slice: rows are adjacent (unit row stride).
+            a: a_ptr.wrapping_offset(pc as isize * cs_a),
+            a_row_step: 1,
+            cs_a,
+            b: b.submatrix(pc, 0, kb, n),
+            beta: if pc == 0 { beta } else { A::Acc::one() },
+        };
+        // SAFETY: A's slice is m×kb at unit row stride and column stride cs_a (the checked
+        // view or the copy), B's and C's views are checked (C exclusively borrowed).
+        unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
+    }
+    Ok(())
+}
+
+/// C := alpha·A·B + beta·C with A packed, MC×KC block by block, into the loop nest's MR-tall
+/// panels, and B read in place: for one-thread problems past the sup limits whose B reads
+/// well in place (`PackAOnly`). Saves packing B (and its buffer); the blocks are the loop
+/// nest's (`blocks`: KC, MC rounded to the sup kernel's MR, NC; remainders absorbed alike).
+/// Same operands as [`gemm_sup`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    transpose_a: Option<TransposeUkr<A>>,
+    blocks: Blocksizes,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    debug_assert!(!b.is_conj());
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let mr = sup.tile().0;
+    let mc = (blocks.mc / mr).max(1) * mr;
+    let (kc, nc) = (blocks.kc.max(1), blocks.nc.max(1));
+    // The whole buffer first: running out of memory leaves C untouched. Bounded by the
+    // blocksizes (`Cntx::validate`) and by A's extent.
+    let rows = longest_block(mc).min(m).next_multiple_of(mr);
+    let depth = longest_block(kc).min(k);
+    let mut buf = PackBuf::checkout(rows * depth * size_of::<A>())?;
+    for jc in (0..n).step_by(nc) {
+        let cols = jc..(jc + nc).min(n);
+        for Range { start: pc, end } in cache_blocks(0..k, kc) {
+            let kb = end - pc;
+            for Range { start: ic, end } in cache_blocks(0..m, mc) {
+                let panels = (end - ic).div_ceil(mr);
+                let packed = buf.as_mut_slice::<A>(panels * mr * kb);
+                pack_a_panels(
+                    &a.submatrix(ic, pc, end - ic, kb),
+                    mr,
+                    0..panels,
+                    packed,
+                    transpose_a,
+                );
+                let block = Block {
+                    // Panel p (rows p·MR..) starts p·MR·kb elements in: row ir at ir·kb.
+                    a: packed.as_ptr().wrapping_sub(ic * kb),
+                    a_row_step: kb as isize,
+                    cs_a: mr as isize,
+                    b: b.submatrix(pc, 0, kb, n),
+                    beta: if pc == 0 { beta } else { A::Acc::one() },
                 };
-                // SAFETY: the tile's rows ir.. (< m) and columns jr.. (< n) and the k block
-                // pc..pc + kb (<= k) of A (unit row stride, column stride cs_a: either the
-                // checked view or the copy), B (the checked view) and C (exclusively
-                // borrowed) are in range, with m, n within the kernel's tile; the context's
-                // kernel runs on this CPU.
-                unsafe { ukr(&args) };
+                // SAFETY: rows ic..end of the block are the packed panels just written
+                // (unit row stride, column stride MR, MR-aligned tiles from ic), B's and C's
+                // views are checked (C exclusively borrowed).
+                unsafe { sup_tiles(sup, alpha, &block, c, ic..end, cols.clone(), true) };
             }
         }
     }
     Ok(())
+}
+
+/// One k slice of A and B for [`sup_tiles`]: row i of the slice of A starts at
+/// `a + i·a_row_step`, its columns `cs_a` apart (rows adjacent in each column).
+struct Block<'a, A: Element, B: Element, C> {
+    a: *const A,
+    a_row_step: isize,
+    cs_a: isize,
+    b: MatRef<'a, B>,
+    beta: C,
+}
+
+/// C[rows, cols] := alpha·A[rows, ..]·B[.., cols] + beta·C[rows, cols] for one k slice, tile
+/// by tile: NR-wide column panels, MR-tall row panels (from `rows.start`) inside each. With
+/// `prefetch_c`, each tile of column-stored C is prefetched before its kernel call (C of a
+/// large problem is far from L1: 2–4 % on dgemm 640–2000³ with A packed; a small problem's
+/// C is near, and the hints only cost).
+///
+/// # Safety
+/// For every row i in `rows` the slice of A holds `b.nrows()` readable elements from
+/// `a + i·a_row_step`, `cs_a` apart, with rows i..i+MR adjacent wherever an MR-tall tile
+/// starting at i (from `rows.start`, in steps of MR) reads them; `rows` and `cols` are in C.
+#[allow(clippy::too_many_arguments)]
+unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    alpha: A::Acc,
+    block: &Block<A, B, A::Acc>,
+    c: &mut MatMut<A::Acc>,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    prefetch_c: bool,
+) {
+    let (mr, nr) = sup.tile();
+    let ukr = sup.ukr();
+    let b = &block.b;
+    for jr in cols.clone().step_by(nr) {
+        for ir in rows.clone().step_by(mr) {
+            let args = SupUkrArgs {
+                m: mr.min(rows.end - ir),
+                n: nr.min(cols.end - jr),
+                k: b.nrows(),
+                alpha,
+                a: block.a.wrapping_offset(ir as isize * block.a_row_step),
+                cs_a: block.cs_a,
+                b: b.as_ptr().wrapping_offset(jr as isize * b.col_stride()),
+                rs_b: b.row_stride(),
+                cs_b: b.col_stride(),
+                beta: block.beta,
+                c: c.ptr_at(ir, jr),
+                rs_c: c.row_stride(),
+                cs_c: c.col_stride(),
+            };
+            if prefetch_c && args.rs_c == 1 {
+                prefetch_columns(args.c, args.m, args.n, args.cs_c);
+            }
+            // SAFETY: the tile's rows ir.. and columns jr.. are in C's view (exclusively
+            // borrowed) and within the kernel's MR×NR; its A and B are in range by the
+            // caller's promise and B's checked view; the context's kernel runs on this CPU.
+            unsafe { ukr(&args) };
+        }
+    }
+}
+
+/// Asks for the lines of `cols` columns of `rows` elements from `c`, `cs` apart, in L1.
+fn prefetch_columns<T>(c: *mut T, rows: usize, cols: usize, cs: isize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let last = (rows * size_of::<T>()).saturating_sub(1);
+        for j in 0..cols {
+            let column = c.wrapping_offset(j as isize * cs).cast::<i8>();
+            let mut offset = 0;
+            while offset < last {
+                // SAFETY: a prefetch is only a hint: it cannot fault, whatever the address.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(column.wrapping_add(offset)) };
+                offset += 64;
+            }
+            // SAFETY: as above (the last element's line, when the column is not aligned).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(column.wrapping_add(last)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (c, rows, cols, cs);
+}
+
+/// Whether a one-thread problem past the sup limits, with k×n B, goes to
+/// [`gemm_sup_packed_a`] under `rule`, for a sup kernel NR wide and the loop nest's KC.
+/// Besides B's strides (`PackAOnly`), k must be at least KC/2: with short k the sup kernel's
+/// per-tile overhead shows (dgemm 4096×4096×16 and ×64 4–6 % behind the loop nest, ×256
+/// level; 2000×2000×k level from k = 16 on).
+pub(crate) fn packs_only_a<T: Element>(
+    rule: PackAOnly,
+    b: &MatRef<T>,
+    nr: usize,
+    kc: usize,
+) -> bool {
+    match rule {
+        PackAOnly::Never => false,
+        PackAOnly::WhenBSpreadsOverL1 => 2 * b.nrows() >= kc && b_spreads_over_l1(b, nr),
+        PackAOnly::Always => true,
+    }
+}
+
+/// Whether B's NR-column micropanels read well in place: the cache lines its first
+/// micropanel's first eight k steps touch put at most four in any set of a 64-set,
+/// 64-byte-line L1.
+fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, nr: usize) -> bool {
+    const LINE: isize = 64;
+    const SETS: isize = 64;
+    const MOST_PER_SET: usize = 4;
+    const STEPS: usize = 8;
+    let size = size_of::<T>() as isize;
+    let (k, n) = (b.nrows().min(STEPS), b.ncols().min(nr).min(16));
+    // Line numbers (by address; nothing is read), each element's first and last byte.
+    let mut lines = [0isize; 2 * STEPS * 16];
+    let mut count = 0;
+    let base = b.as_ptr() as isize;
+    for p in 0..k {
+        for j in 0..n {
+            let at = (p as isize * b.row_stride() + j as isize * b.col_stride()).wrapping_mul(size);
+            let first = base.wrapping_add(at);
+            lines[count] = first.div_euclid(LINE);
+            lines[count + 1] = first.wrapping_add(size - 1).div_euclid(LINE);
+            count += 2;
+        }
+    }
+    let lines = &mut lines[..count];
+    lines.sort_unstable();
+    let mut per_set = [0usize; SETS as usize];
+    let mut previous = None;
+    for &line in lines.iter() {
+        if previous != Some(line) {
+            per_set[line.rem_euclid(SETS) as usize] += 1;
+        }
+        previous = Some(line);
+    }
+    per_set.iter().all(|&lines| lines <= MOST_PER_SET)
 }
 
 /// The k block of the sup path for an m×k A of `size`-byte elements: all of k unless A is
@@ -110,7 +299,45 @@ fn k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::k_block;
+    use super::{b_spreads_over_l1, k_block, packs_only_a};
+    use crate::cntx::PackAOnly;
+    use crate::view::MatRef;
+
+    #[test]
+    fn b_in_place_only_where_its_panels_spread_over_l1() {
+        let buf = vec![0.0f64; 1024 * 400];
+        let col_stored = |ld: usize| MatRef::col_major(&buf, 384, 12, ld).unwrap();
+        // Columns 3 KiB and 5 KiB apart cycle through 4 sets: 3 lines each.
+        assert!(b_spreads_over_l1(&col_stored(384), 12));
+        assert!(b_spreads_over_l1(&col_stored(640), 12));
+        // 4 KiB apart: all 12 columns in one set. 6 KiB: 6 in each of two.
+        assert!(!b_spreads_over_l1(&col_stored(512), 12));
+        assert!(!b_spreads_over_l1(&col_stored(768), 12));
+        // Rows of a row-stored B 8 KiB apart: eight k steps' lines in one or two sets.
+        let row_stored = MatRef::col_major(&buf, 12, 384, 1024).unwrap().t();
+        assert!(!b_spreads_over_l1(&row_stored, 12));
+        let row_stored = MatRef::col_major(&buf, 12, 384, 384).unwrap().t();
+        assert!(b_spreads_over_l1(&row_stored, 12));
+        // A narrow panel of the aliasing B fits: 4 columns in one set.
+        assert!(b_spreads_over_l1(&col_stored(512), 4));
+    }
+
+    #[test]
+    fn pack_a_only_follows_its_rule_and_needs_half_a_kc_of_k() {
+        let buf = vec![0.0f64; 1024 * 400];
+        let b = MatRef::col_major(&buf, 384, 12, 640).unwrap();
+        assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &b, 12, 384));
+        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &b, 12, 769));
+        assert!(!packs_only_a(PackAOnly::Never, &b, 12, 384));
+        let aliasing = MatRef::col_major(&buf, 384, 12, 512).unwrap();
+        assert!(!packs_only_a(
+            PackAOnly::WhenBSpreadsOverL1,
+            &aliasing,
+            12,
+            384
+        ));
+        assert!(packs_only_a(PackAOnly::Always, &aliasing, 12, 384));
+    }
 
     #[test]
     fn k_blocks_split_only_large_a_and_evenly() {

@@ -9,7 +9,7 @@
 pub mod low_precision;
 
 use oxblis::check::{Op, Rng, Storage, TestMatrix, Values, compare, gemm_reference};
-use oxblis::{Blocksizes, Cntx, GemmPair, Rntm, Scalar, SupLimits, gemm_with_cntx};
+use oxblis::{Blocksizes, Cntx, GemmPair, PackAOnly, Rntm, Scalar, SupLimits, gemm_with_cntx};
 
 /// An element type gemm supports with itself as the accumulator.
 pub trait Dt: Scalar + GemmPair<Self> {}
@@ -218,6 +218,7 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
                 max_a_col_stride_bytes: 0,
                 max_a_bytes: 0,
                 k_block_bytes: 0,
+                pack_a_only: PackAOnly::Never,
             };
             (
                 cntx.clone(),
