@@ -25,7 +25,7 @@ pub const HASWELL: SubConfig = SubConfig {
 /// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
 /// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB).
 /// Larger problems keep packing B: the 8×6 and 16×6 sup kernels on packed A with B in
-/// place ran 9–11 % behind the packed kernels (forced haswell, dgemm and sgemm 384³–2000³,
+/// place ran 8–12 % behind the packed kernels (forced haswell, dgemm and sgemm 384³–2000³,
 /// docs/Performance.md).
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,

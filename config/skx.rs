@@ -38,9 +38,10 @@ pub const SKX: SubConfig = SubConfig {
 /// the L2: 64×64×4096 dgemm 44 → 49 GFLOPS, 128×128×2048 49 → 52, 64×2048×2048 42 → 44;
 /// 16×4096×4096 (A 512 KiB, stays whole) lost 47 → 41–43 when split.
 /// Past these limits, one thread packs only A where B reads well in place: against the
-/// loop nest (interleaved runs, medians) dgemm 384³–2000³ +2–5 %, cgemm 384³–1200³ +2–3 %,
-/// zgemm +2.5–6 %; B at a 4 KiB multiple stride (512³, 1024³) loses 7–10 %, hence the
-/// check, and 4096×4096×16/64 4–6 %, hence k ≥ KC/2 (docs/Performance.md).
+/// loop nest (interleaved runs, medians) dgemm 384³–2000³ −0.6 … +5.5 % (mostly +2–5 %),
+/// cgemm 384³–1200³ +2–3 %, zgemm +2.5–6 %; B at a 4 KiB multiple stride (512³, 1024³)
+/// loses 5–24 %, hence the check, and 4096×4096×16/64 2–5 %, hence k ≥ KC/2
+/// (docs/Performance.md, "Packing only A").
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,

@@ -161,7 +161,7 @@ struct Block<'a, A: Element, B: Element, C> {
 /// C[rows, cols] := alpha·A[rows, ..]·B[.., cols] + beta·C[rows, cols] for one k slice, tile
 /// by tile: NR-wide column panels, MR-tall row panels (from `rows.start`) inside each. With
 /// `prefetch_c`, each tile of column-stored C is prefetched before its kernel call (C of a
-/// large problem is far from L1: 2–4 % on dgemm 640–2000³ with A packed; a small problem's
+/// large problem is far from L1: 2–3.5 % on dgemm 640–2000³ with A packed; a small problem's
 /// C is near, and the hints only cost).
 ///
 /// # Safety
@@ -234,7 +234,7 @@ fn prefetch_columns<T>(c: *mut T, rows: usize, cols: usize, cs: isize) {
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
 /// [`gemm_sup_packed_a`] under `rule`, for a sup kernel NR wide and the loop nest's KC.
 /// Besides B's strides (`PackAOnly`), k must be at least KC/2: with short k the sup kernel's
-/// per-tile overhead shows (dgemm 4096×4096×16 and ×64 4–6 % behind the loop nest, ×256
+/// per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the loop nest, ×256
 /// level; 2000×2000×k level from k = 16 on).
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
