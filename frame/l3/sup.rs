@@ -106,7 +106,9 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    debug_assert!(!b.is_conj());
+    // k = 0 never gets here (`gemm_front` scales C itself): with no k slice, C would be left
+    // unscaled.
+    debug_assert!(!b.is_conj() && a.ncols() > 0);
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let mr = sup.tile().0;
     let mc = (blocks.mc / mr).max(1) * mr;
