@@ -70,7 +70,7 @@ pub struct SupLimits {
 /// reads packed MC×KC blocks of A and B in place, which saves packing B (the transposes of a
 /// column-stored B cost 2–3.5 % of dgemm 384³). It pays only while B's micropanels, read in
 /// place, do not crowd the L1: NR columns a power-of-two stride apart fall into one L1 set
-/// and evict each other (dgemm 512³ 9 % slower), so the default checks B's strides.
+/// and evict each other (dgemm 512³ 7–10 % slower), so the default checks B's strides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PackAOnly {
     /// Always the loop nest.
