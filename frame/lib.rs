@@ -41,6 +41,7 @@ mod l3;
 mod packbuf;
 mod packm;
 mod pool;
+mod prefetch;
 mod report;
 mod rntm;
 mod thread;

@@ -18,6 +18,7 @@ use std::ops::Range;
 
 use crate::cntx::GemmKernel;
 use crate::kernels::TransposeUkr;
+use crate::prefetch::{Level, prefetch_bytes};
 use crate::types::Element;
 use crate::view::MatRef;
 
@@ -306,7 +307,8 @@ fn copy_columns_mr<T: Element, const MR: usize>(
     let run = panels.start * MR..full_end * MR;
     for p in 0..k {
         if p + PREFETCH_COLUMNS < k {
-            prefetch_run(&unit_stride_column(a, p + PREFETCH_COLUMNS)[run.clone()]);
+            let ahead = &unit_stride_column(a, p + PREFETCH_COLUMNS)[run.clone()];
+            prefetch_bytes(ahead.as_ptr(), size_of_val(ahead), Level::L2);
         }
         let column = unit_stride_column(a, p);
         for (slot, panel) in (panels.start..full_end).enumerate() {
@@ -326,31 +328,6 @@ fn copy_columns_mr<T: Element, const MR: usize>(
 /// 2048³. Eight columns ahead into L2 halved its share in perf (2.3 → 1.1 %); 4 into L1 and
 /// 16 into L2 were no better (docs/Performance.md).
 const PREFETCH_COLUMNS: usize = 8;
-
-/// Asks for `run` to be brought into L2 (one hint per cache line it touches); nothing on
-/// targets without a prefetch hint here.
-fn prefetch_run<T>(run: &[T]) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = run;
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T1, _mm_prefetch};
-        const LINE: usize = 64;
-        let Some(last_byte) = size_of_val(run).checked_sub(1) else {
-            return;
-        };
-        let start = run.as_ptr().cast::<i8>();
-        // From the line holding the first byte to the one holding the last, by addresses
-        // (a plain loop: an iterator chain here cost more than the prefetches themselves).
-        let skew = start as usize % LINE;
-        let mut offset = 0;
-        while offset <= last_byte + skew {
-            // SAFETY: a prefetch is only a hint: it cannot fault, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T1>(start.wrapping_sub(skew).wrapping_add(offset)) };
-            offset += LINE;
-        }
-    }
-}
 
 /// Column `p` of a view with unit row stride, as a slice.
 fn unit_stride_column<'a, T: Element>(a: &MatRef<'a, T>, p: usize) -> &'a [T] {

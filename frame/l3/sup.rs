@@ -33,6 +33,7 @@ use crate::kernels::{SupUkrArgs, TransposeUkr};
 use crate::l3::gemm::{cache_blocks, longest_block};
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
+use crate::prefetch::{Level, prefetch_bytes};
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -152,12 +153,12 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
 
 /// One k slice of A and B for [`sup_tiles`]: row i of the slice of A starts at
 /// `a + i·a_row_step`, its columns `cs_a` apart (rows adjacent in each column).
-struct Block<'a, A: Element, B: Element, C> {
+struct Block<'a, A: GemmPair<B>, B: Element> {
     a: *const A,
     a_row_step: isize,
     cs_a: isize,
     b: MatRef<'a, B>,
-    beta: C,
+    beta: A::Acc,
 }
 
 /// C[rows, cols] := alpha·A[rows, ..]·B[.., cols] + beta·C[rows, cols] for one k slice, tile
@@ -174,7 +175,7 @@ struct Block<'a, A: Element, B: Element, C> {
 unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     alpha: A::Acc,
-    block: &Block<A, B, A::Acc>,
+    block: &Block<A, B>,
     c: &mut MatMut<A::Acc>,
     rows: Range<usize>,
     cols: Range<usize>,
@@ -201,7 +202,10 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
                 cs_c: c.col_stride(),
             };
             if prefetch_c && args.rs_c == 1 {
-                prefetch_columns(args.c, args.m, args.n, args.cs_c);
+                for j in 0..args.n {
+                    let column = args.c.wrapping_offset(j as isize * args.cs_c);
+                    prefetch_bytes(column, args.m * size_of::<A::Acc>(), Level::L1);
+                }
             }
             // SAFETY: the tile's rows ir.. and columns jr.. are in C's view (exclusively
             // borrowed) and within the kernel's MR×NR; its A and B are in range by the
@@ -209,28 +213,6 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
             unsafe { ukr(&args) };
         }
     }
-}
-
-/// Asks for the lines of `cols` columns of `rows` elements from `c`, `cs` apart, in L1.
-fn prefetch_columns<T>(c: *mut T, rows: usize, cols: usize, cs: isize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let last = (rows * size_of::<T>()).saturating_sub(1);
-        for j in 0..cols {
-            let column = c.wrapping_offset(j as isize * cs).cast::<i8>();
-            let mut offset = 0;
-            while offset < last {
-                // SAFETY: a prefetch is only a hint: it cannot fault, whatever the address.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(column.wrapping_add(offset)) };
-                offset += 64;
-            }
-            // SAFETY: as above (the last element's line, when the column is not aligned).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(column.wrapping_add(last)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (c, rows, cols, cs);
 }
 
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
