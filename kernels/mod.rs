@@ -78,7 +78,7 @@ pub type GemmUkr<A, B> = unsafe fn(&GemmUkrArgs<A, B>);
 /// past `n`. A has unit row stride (the driver copies it when it has not): A(i, p) is at
 /// `a + i + p*cs_a`. B(p, j) is at `b + p*rs_b + j*cs_b`, any strides. beta == 0 means C is
 /// not read.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct SupUkrArgs<A: Element, B: Element> {
     /// Rows of this tile (1..=MR).
     pub m: usize,

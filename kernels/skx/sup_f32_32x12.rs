@@ -22,7 +22,7 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features;
     // `full` gets exactly the full tiles.
     unsafe {
-        if args.m == 32 && args.n == 12 {
+        if args.m == 32 && args.n == 12 && args.rs_c == 1 {
             full(args)
         } else {
             sup_real::<Zmm32, 12>(args)
@@ -39,5 +39,5 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
 #[inline(never)]
 unsafe fn full(args: &SupUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real_full::<Zmm32, 12>(args) }
+    unsafe { sup_real_full::<Zmm32, 12, 6>(args) }
 }

@@ -22,7 +22,7 @@ pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features;
     // `full` gets exactly the full tiles.
     unsafe {
-        if args.m == 16 && args.n == 12 {
+        if args.m == 16 && args.n == 12 && args.rs_c == 1 {
             full(args)
         } else {
             sup_real::<Zmm64, 12>(args)
@@ -39,5 +39,5 @@ pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
 #[inline(never)]
 unsafe fn full(args: &SupUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real_full::<Zmm64, 12>(args) }
+    unsafe { sup_real_full::<Zmm64, 12, 6>(args) }
 }

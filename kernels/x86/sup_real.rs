@@ -40,26 +40,55 @@ where
     }
 }
 
-/// The body for a full tile: exactly (2·LANES)×NR. A kernel shell calls it from a function
-/// of its own (`#[inline(never)]`), for two reasons, both measured on 32³…96³:
+/// The body for a full tile: exactly (2·LANES)×NR with C's rows adjacent (`rs_c == 1`; a
+/// kernel shell sends full tiles of any other C to [`sup_real`]). A kernel shell calls it from
+/// a function of its own (`#[inline(never)]`); each of these choices was measured on 32³…96³
+/// (dgemm, skx, docs/Performance.md):
 /// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
 ///   all ones (the first one's it can): a few percent per k step;
 /// * alone in its function it gets its own register allocation. Inlined next to the 24 edge
 ///   instances in `sup_real`, the f64 instance spilled accumulators inside the k loop
-///   (dgemm 96³ at 40 instead of 56 GFLOPS) — and a smaller function also has a smaller
-///   frame to set up per tile.
+///   (dgemm 96³ at 40 instead of 56 GFLOPS);
+/// * no general-stride epilogue: its stack tile gave the function a 3 KiB frame, and that
+///   alone cost 2–3 % on tiles with k = 32…96;
+/// * B with unit row stride (column-stored B, the common case) has a loop of its own: with
+///   a runtime row stride the compiler chained all NR broadcast addresses through one
+///   register carried across k steps, 6 % slower at k = 32;
+/// * below [`SPLIT_BELOW_K`] the tile is computed as two halves of NR/2 columns (`HALF`):
+///   half the accumulators, and the tiles' epilogues and loop starts overlap better (16×6
+///   against 16×12 halves: 1–2.5 % faster at k = 32…96, 0.8 % slower at k = 256).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m == 2·LANES` and `args.n == NR`.
+/// As [`sup_real`], with `args.m == 2·LANES`, `args.n == NR`, `args.rs_c == 1`, and
+/// `HALF == NR / 2` (or `HALF == NR` for no split).
 #[inline(always)]
-pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
-where
+pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const HALF: usize>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+) where
     V::Elem: Scalar,
 {
-    debug_assert!(NR <= MAX_NR && args.n == NR && args.m == 2 * V::LANES);
-    // SAFETY: passed on; the tile is exactly two vectors of rows by NR columns.
-    unsafe { body::<V, 2, NR, true>(args) }
+    debug_assert!(NR <= MAX_NR && args.n == NR && args.m == 2 * V::LANES && args.rs_c == 1);
+    debug_assert!(HALF == NR || 2 * HALF == NR);
+    // SAFETY: passed on; each call covers two vectors of rows by its columns of the tile.
+    unsafe {
+        if HALF < NR && args.k < SPLIT_BELOW_K {
+            let right = SupUkrArgs {
+                n: HALF,
+                b: args.b.offset(HALF as isize * args.cs_b),
+                c: args.c.offset(HALF as isize * args.cs_c),
+                ..*args
+            };
+            body::<V, 2, HALF, true>(&SupUkrArgs { n: HALF, ..*args });
+            body::<V, 2, HALF, true>(&right);
+        } else {
+            body::<V, 2, NR, true>(args)
+        }
+    }
 }
+
+/// Depth below which [`sup_real_full`] computes a tile as two halves (see there; 16×6 and
+/// 16×12 measured level at k = 128).
+pub(crate) const SPLIT_BELOW_K: usize = 128;
 
 /// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
 /// compiler drops the arms a narrow kernel can never take; the last arm is n = NR).
@@ -92,10 +121,11 @@ unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize>(
 }
 
 /// The kernel for a tile of exactly N columns and at most VECS vectors of rows (FULL: exactly
-/// VECS vectors, so no row mask is needed on A).
+/// VECS vectors, so no row mask is needed on A, and C's rows adjacent).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES` (`==` when FULL).
+/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES` (`==` and `args.rs_c == 1`
+/// when FULL).
 #[inline(always)]
 unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
@@ -122,28 +152,14 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
         // and reload, and a hot 32×12 tile took about 10 ns longer (25 instead of 16 ns over
         // its FMA time, measured); here they stay two scalar compares.
         let scalars = (args.alpha.is_one(), args.beta.is_zero());
-        let mut acc = [[V::zero(); VECS]; N];
-        let (mut a, mut b) = (args.a, args.b);
-        for _ in 0..args.k {
-            // Two row vectors at most, written out (see `gemm_real.rs` for why).
-            let a0 = V::load_masked(a, masks[0]);
-            let a1 = if VECS == 2 {
-                V::load_masked(a.add(V::LANES), masks[VECS - 1])
-            } else {
-                a0
-            };
-            for (acc_j, &off) in acc.iter_mut().zip(&b_offsets) {
-                let bj = V::splat(*b.offset(off));
-                acc_j[0] = V::fma(a0, bj, acc_j[0]);
-                if VECS == 2 {
-                    acc_j[VECS - 1] = V::fma(a1, bj, acc_j[VECS - 1]);
-                }
-            }
-            a = a.offset(args.cs_a);
-            b = b.offset(args.rs_b);
-        }
+        let acc = if FULL && args.rs_b == 1 {
+            // The same loop with the row stride a constant (why: `sup_real_full`).
+            k_loop::<V, VECS, N>(args, 1, &masks, &b_offsets)
+        } else {
+            k_loop::<V, VECS, N>(args, args.rs_b, &masks, &b_offsets)
+        };
 
-        if args.rs_c == 1 {
+        if FULL || args.rs_c == 1 {
             // Columns of C: straight from the accumulators, one masked store per vector. The
             // four (alpha = 1?, beta = 0?) cases are separate loops with no branch inside, so
             // the compiler unrolls each fully and `acc` stays in registers (with the branches
@@ -216,5 +232,47 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
                 }
             }
         }
+    }
+}
+
+/// The k loop of [`body`]: the accumulators of A·B over the tile's N columns, B stepping
+/// `rs_b` per k (a constant where the caller passes one).
+///
+/// # Safety
+/// As [`body`]; `masks` cover the tile's rows, `b_offsets[j] = j·cs_b`.
+#[inline(always)]
+unsafe fn k_loop<V: Simd, const VECS: usize, const N: usize>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+    rs_b: isize,
+    masks: &[V::Mask; VECS],
+    b_offsets: &[isize; N],
+) -> [[V; VECS]; N]
+where
+    V::Elem: Scalar,
+{
+    // SAFETY: the caller's: masked loads stay in A's m rows, broadcasts in B's N columns; the
+    // caller provides V's target features.
+    unsafe {
+        let mut acc = [[V::zero(); VECS]; N];
+        let (mut a, mut b) = (args.a, args.b);
+        for _ in 0..args.k {
+            // Two row vectors at most, written out (see `gemm_real.rs` for why).
+            let a0 = V::load_masked(a, masks[0]);
+            let a1 = if VECS == 2 {
+                V::load_masked(a.add(V::LANES), masks[VECS - 1])
+            } else {
+                a0
+            };
+            for (acc_j, &off) in acc.iter_mut().zip(b_offsets) {
+                let bj = V::splat(*b.offset(off));
+                acc_j[0] = V::fma(a0, bj, acc_j[0]);
+                if VECS == 2 {
+                    acc_j[VECS - 1] = V::fma(a1, bj, acc_j[VECS - 1]);
+                }
+            }
+            a = a.offset(args.cs_a);
+            b = b.offset(rs_b);
+        }
+        acc
     }
 }
