@@ -94,10 +94,27 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     } else {
         c_is_row_stored
     };
-    let (a, b, mut c) = match A::swapped(&a, &b) {
-        Some((bt, at)) if transpose => (bt, at, c.t()),
-        _ => (a, b, c),
-    };
+    // Swapped only when used, and each orientation passed on by reference: moving the views
+    // through an `Option` of a tuple cost a store-forwarding stall on every call (perf).
+    if transpose && let Some((bt, at)) = A::swapped(&a, &b) {
+        return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.t(), rntm);
+    }
+    gemm_oriented(cntx, kernel, alpha, &a, &b, beta, &mut c, rntm)
+}
+
+/// [`gemm_front`] once C is in the kernel's preferred orientation: plans the threads and
+/// picks the path (sup, tall, packed A only, or the loop nest).
+#[allow(clippy::too_many_arguments)]
+fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    cntx: &Cntx,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    rntm: &Rntm,
+) -> Result<()> {
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
     // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs).
@@ -107,7 +124,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && sup.suits(shape.0, shape.2, a_col_stride)
         && !b.is_conj()
     {
-        return gemm_sup(sup, kernel.pack_transposes().0, alpha, &a, &b, beta, &mut c);
+        return gemm_sup(sup, kernel.pack_transposes().0, alpha, a, b, beta, c);
     }
     // C with few columns and a large column-stored A: read A in place, prefetching ahead,
     // instead of packing it (frame/l3/tall.rs).
@@ -118,7 +135,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && !b.is_conj()
         && tall.suits(shape.0, shape.1, shape.2)
     {
-        return gemm_tall(tall, alpha, &a, &b, beta, &mut c);
+        return gemm_tall(tall, alpha, a, b, beta, c);
     }
     // Too large for sup: still read B in place, packing only A, where B's panels read well
     // in place (frame/l3/sup.rs).
@@ -126,12 +143,12 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if let Some(sup) = kernel.sup()
         && plan.ways.total() == 1
         && !b.is_conj()
-        && packs_only_a(sup.limits().pack_a_only, &b, sup.tile().1, blocks.kc)
+        && packs_only_a(sup.limits().pack_a_only, b, sup.tile().1, blocks.kc)
     {
         let transpose_a = kernel.pack_transposes().0;
-        return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, &a, &b, beta, &mut c);
+        return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, a, b, beta, c);
     }
-    gemm_nest(kernel, alpha, &a, &b, beta, &mut c, &plan)
+    gemm_nest(kernel, alpha, a, b, beta, c, &plan)
 }
 
 /// C := beta·C, without reading C when beta = 0 (NaN in C becomes 0).

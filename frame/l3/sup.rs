@@ -184,23 +184,32 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
     let (mr, nr) = sup.tile();
     let ukr = sup.ukr();
     let b = &block.b;
-    for jr in cols.clone().step_by(nr) {
-        for ir in rows.clone().step_by(mr) {
-            let args = SupUkrArgs {
-                m: mr.min(rows.end - ir),
-                n: nr.min(cols.end - jr),
-                k: b.nrows(),
-                alpha,
-                a: block.a.wrapping_offset(ir as isize * block.a_row_step),
-                cs_a: block.cs_a,
-                b: b.as_ptr().wrapping_offset(jr as isize * b.col_stride()),
-                rs_b: b.row_stride(),
-                cs_b: b.col_stride(),
-                beta: block.beta,
-                c: c.ptr_at(ir, jr),
-                rs_c: c.row_stride(),
-                cs_c: c.col_stride(),
-            };
+    let mut args = SupUkrArgs {
+        m: 0,
+        n: 0,
+        k: b.nrows(),
+        alpha,
+        a: block.a,
+        cs_a: block.cs_a,
+        b: b.as_ptr(),
+        rs_b: b.row_stride(),
+        cs_b: b.col_stride(),
+        beta: block.beta,
+        c: c.ptr_at(0, 0),
+        rs_c: c.row_stride(),
+        cs_c: c.col_stride(),
+    };
+    // Plain loops: `step_by` divided to count its steps, twice per column panel (a few ns
+    // per call, measured on 2×2×2).
+    let mut jr = cols.start;
+    while jr < cols.end {
+        args.n = nr.min(cols.end - jr);
+        args.b = b.as_ptr().wrapping_offset(jr as isize * b.col_stride());
+        let mut ir = rows.start;
+        while ir < rows.end {
+            args.m = mr.min(rows.end - ir);
+            args.a = block.a.wrapping_offset(ir as isize * block.a_row_step);
+            args.c = c.ptr_at(ir, jr);
             if prefetch_c && args.rs_c == 1 {
                 for j in 0..args.n {
                     let column = args.c.wrapping_offset(j as isize * args.cs_c);
@@ -211,7 +220,9 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
             // borrowed) and within the kernel's MR×NR; its A and B are in range by the
             // caller's promise and B's checked view; the context's kernel runs on this CPU.
             unsafe { ukr(&args) };
+            ir += mr;
         }
+        jr += nr;
     }
 }
 

@@ -20,9 +20,9 @@ use crate::kernels::x86::sup_real::{sup_real, sup_real_full};
 #[target_feature(enable = "avx512f")]
 pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features;
-    // `full` gets exactly the full tiles.
+    // `full` gets exactly the tiles of full rows and column-stored C.
     unsafe {
-        if args.m == 32 && args.n == 12 && args.rs_c == 1 {
+        if args.m == 32 && args.rs_c == 1 {
             full(args)
         } else {
             sup_real::<Zmm32, 12>(args)
@@ -30,11 +30,12 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
     }
 }
 
-/// A full 32×12 tile, in its own function (why: `sup_real_full`).
+/// A tile of 32 rows (any columns up to 12) with column-stored C, in its own function
+/// (why: `sup_real_full`).
 ///
 /// # Safety
-/// The [`crate::kernels::SupUkr`] contract with `args.m == 32`, `args.n == 12`, on a CPU with
-/// AVX-512 F.
+/// The [`crate::kernels::SupUkr`] contract with `args.m == 32` and `args.rs_c == 1`, on a
+/// CPU with AVX-512 F.
 #[target_feature(enable = "avx512f")]
 #[inline(never)]
 unsafe fn full(args: &SupUkrArgs<f32, f32>) {

@@ -40,8 +40,8 @@ where
     }
 }
 
-/// The body for a full tile: exactly (2·LANES)×NR with C's rows adjacent (`rs_c == 1`; a
-/// kernel shell sends full tiles of any other C to [`sup_real`]). A kernel shell calls it from
+/// The body for a tile of full rows: exactly 2·LANES rows, up to NR columns, with C's rows
+/// adjacent (`rs_c == 1`; a kernel shell sends tiles of any other C to [`sup_real`]). A kernel shell calls it from
 /// a function of its own (`#[inline(never)]`); each of these choices was measured on 32³…96³
 /// (dgemm, skx, docs/Performance.md):
 /// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
@@ -56,32 +56,43 @@ where
 ///   register carried across k steps, 6 % slower at k = 32;
 /// * below [`SPLIT_BELOW_K`] the tile is computed as two halves of NR/2 columns (`HALF`):
 ///   half the accumulators, and the tiles' epilogues and loop starts overlap better (16×6
-///   against 16×12 halves: 1–2.5 % faster at k = 32…96, 0.8 % slower at k = 256).
+///   against 16×12 halves: 1–2.5 % faster at k = 32…96, 0.8 % slower at k = 256);
+/// * a tile narrower than NR (the last column panel) is HALF columns at a time, then one
+///   instance for the rest, all without masks or a stack frame.
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m == 2·LANES`, `args.n == NR`, `args.rs_c == 1`, and
-/// `HALF == NR / 2` (or `HALF == NR` for no split).
+/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1`, `HALF == NR / 2` (or
+/// `HALF == NR` for no split) and `HALF <= 6`.
 #[inline(always)]
 pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const HALF: usize>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
     V::Elem: Scalar,
 {
-    debug_assert!(NR <= MAX_NR && args.n == NR && args.m == 2 * V::LANES && args.rs_c == 1);
+    debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
     debug_assert!(HALF == NR || 2 * HALF == NR);
-    // SAFETY: passed on; each call covers two vectors of rows by its columns of the tile.
+    // SAFETY: passed on; each call covers two vectors of rows by its own columns of the tile.
     unsafe {
-        if HALF < NR && args.k < SPLIT_BELOW_K {
-            let right = SupUkrArgs {
-                n: HALF,
-                b: args.b.offset(HALF as isize * args.cs_b),
-                c: args.c.offset(HALF as isize * args.cs_c),
-                ..*args
-            };
-            body::<V, 2, HALF, true>(&SupUkrArgs { n: HALF, ..*args });
-            body::<V, 2, HALF, true>(&right);
-        } else {
-            body::<V, 2, NR, true>(args)
+        if args.n == NR && (HALF == NR || args.k >= SPLIT_BELOW_K) {
+            return body::<V, 2, NR, true>(args);
+        }
+        // HALF columns at a time, then the rest (fewer than HALF).
+        let mut part = *args;
+        while part.n >= HALF {
+            body::<V, 2, HALF, true>(&SupUkrArgs { n: HALF, ..part });
+            part.n -= HALF;
+            part.b = part.b.offset(HALF as isize * part.cs_b);
+            part.c = part.c.offset(HALF as isize * part.cs_c);
+        }
+        // Constant guards, as in `by_columns`: a narrow HALF drops the arms it cannot take.
+        match part.n {
+            0 => {}
+            1 if HALF > 1 => body::<V, 2, 1, true>(&part),
+            2 if HALF > 2 => body::<V, 2, 2, true>(&part),
+            3 if HALF > 3 => body::<V, 2, 3, true>(&part),
+            4 if HALF > 4 => body::<V, 2, 4, true>(&part),
+            5 if HALF > 5 => body::<V, 2, 5, true>(&part),
+            _ => unreachable!("fewer than HALF ≤ 6 columns left"),
         }
     }
 }
