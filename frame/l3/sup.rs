@@ -74,21 +74,27 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
         }
     };
     let kc = k_block(m, k, size_of::<A>(), sup.limits().k_block_bytes);
-    for pc in (0..k.max(1)).step_by(kc) {
+    // At least one block, so that k = 0 still scales C (`gemm_front` settles k = 0 itself
+    // today); a plain loop, as in `sup_tiles`.
+    let mut pc = 0;
+    loop {
         let kb = kc.min(k - pc);
         let block = Block {
             // Row ir of A's slice: rows are adjacent (unit row stride).
             a: a_ptr.wrapping_offset(pc as isize * cs_a),
             a_row_step: 1,
             cs_a,
-            b: b.submatrix(pc, 0, kb, n),
+            b: if kb == k { *b } else { b.submatrix(pc, 0, kb, n) },
             beta: if pc == 0 { beta } else { A::Acc::one() },
         };
         // SAFETY: A's slice is m×kb at unit row stride and column stride cs_a (the checked
         // view or the copy), B's and C's views are checked (C exclusively borrowed).
         unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
+        pc += kc;
+        if pc >= k {
+            return Ok(());
+        }
     }
-    Ok(())
 }
 
 /// C := alpha·A·B + beta·C with A packed, MC×KC block by block, into the loop nest's MR-tall
@@ -283,6 +289,7 @@ fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, nr: usize) -> bool {
 /// The k block of the sup path for an m×k A of `size`-byte elements: all of k unless A is
 /// more than twice `block_bytes`, else k split evenly into blocks whose slice of A is at
 /// most about `block_bytes` (at least one column).
+#[inline]
 fn k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> usize {
     let column = m.max(1).saturating_mul(size);
     if block_bytes == 0 || column.saturating_mul(k) <= block_bytes.saturating_mul(2) {
