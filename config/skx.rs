@@ -122,8 +122,11 @@ fn context() -> Cntx {
     // SAFETY: as above, for the sup contract with these tiles.
     let (s_sup, d_sup) = unsafe {
         (
-            SupKernel::new("skx_sup_f32_32x12", skx::sup_f32_32x12, 32, 12, SUP_LIMITS),
-            SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS),
+            // Both compute their tiles 6 columns at a time (`kernels/x86/sup_real.rs`).
+            SupKernel::new("skx_sup_f32_32x12", skx::sup_f32_32x12, 32, 12, SUP_LIMITS)
+                .with_b_group(6),
+            SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS)
+                .with_b_group(6),
         )
     };
     // SAFETY: as above, for the sup contract with the complex tiles (the packed kernels'

@@ -44,6 +44,7 @@ pub struct SupKernel<A: Element, B: Element> {
     ukr: SupUkr<A, B>,
     mr: usize,
     nr: usize,
+    b_group: usize,
     limits: SupLimits,
 }
 
@@ -69,16 +70,18 @@ pub struct SupLimits {
 /// When a one-thread problem too large for the sup path packs only A: the sup kernel then
 /// reads packed MC×KC blocks of A and B in place, which saves packing B (the transposes of a
 /// column-stored B cost 2–3.5 % of dgemm 384³). It pays only while B's micropanels, read in
-/// place, do not crowd the L1: NR columns a power-of-two stride apart fall into one L1 set
-/// and evict each other (dgemm 512³ 7–10 % slower), so the default checks B's strides.
+/// place, do not crowd the L1: columns a multiple of 4 KiB apart fall into one L1 set and
+/// evict each other once there are more of them than the L1 has ways (a 16×12 kernel:
+/// dgemm 512³ 7–10 % slower; read 6 columns at a time, 7 % faster than the loop nest), so
+/// the default checks B's strides against the kernel's column group (`SupKernel::b_group`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PackAOnly {
     /// Always the loop nest.
     Never,
     /// When k is at least KC/2 (shorter, the sup kernel's per-tile overhead shows) and the
-    /// lines a B micropanel's first eight k steps touch (B's NR columns, or rows, at its
-    /// strides) put no more than four in any set of a 64-set L1 (half its ways, on the
-    /// 8-way L1s of these cores); else the loop nest.
+    /// lines the kernel's first eight k steps over one group of B's columns touch (its
+    /// `b_group` columns, or rows, at B's strides) put no more than six in any set of a
+    /// 64-set L1 (two of the 8 ways left for A and C); else the loop nest.
     WhenBSpreadsOverL1,
     /// Whatever B's strides (for tests and experiments).
     Always,
@@ -109,7 +112,20 @@ impl<A: Element, B: Element> SupKernel<A, B> {
             ukr,
             mr,
             nr,
+            b_group: nr,
             limits,
+        }
+    }
+    /// Says the kernel computes its tiles `cols` columns at a time (at most NR), so it reads
+    /// B's columns in groups of that many: what `PackAOnly::WhenBSpreadsOverL1` checks.
+    pub const fn with_b_group(self, cols: usize) -> Self {
+        SupKernel {
+            b_group: if cols == 0 || cols > self.nr {
+                self.nr
+            } else {
+                cols
+            },
+            ..self
         }
     }
     /// The kernel's name.
@@ -119,6 +135,10 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     /// Its largest tile, MR×NR.
     pub fn tile(&self) -> (usize, usize) {
         (self.mr, self.nr)
+    }
+    /// How many of B's columns it reads at a time (NR unless `with_b_group` said fewer).
+    pub fn b_group(&self) -> usize {
+        self.b_group
     }
     /// When it is used.
     pub fn limits(&self) -> SupLimits {

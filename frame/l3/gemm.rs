@@ -143,7 +143,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if let Some(sup) = kernel.sup()
         && plan.ways.total() == 1
         && !b.is_conj()
-        && packs_only_a(sup.limits().pack_a_only, b, sup.tile().1, blocks.kc)
+        && packs_only_a(sup.limits().pack_a_only, b, sup.b_group(), blocks.kc)
     {
         let transpose_a = kernel.pack_transposes().0;
         return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, a, b, beta, c);

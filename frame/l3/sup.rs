@@ -84,7 +84,11 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
             a: a_ptr.wrapping_offset(pc as isize * cs_a),
             a_row_step: 1,
             cs_a,
-            b: if kb == k { *b } else { b.submatrix(pc, 0, kb, n) },
+            b: if kb == k {
+                *b
+            } else {
+                b.submatrix(pc, 0, kb, n)
+            },
             beta: if pc == 0 { beta } else { A::Acc::one() },
         };
         // SAFETY: A's slice is m×kb at unit row stride and column stride cs_a (the checked
@@ -233,33 +237,34 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
 }
 
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
-/// [`gemm_sup_packed_a`] under `rule`, for a sup kernel NR wide and the loop nest's KC.
+/// [`gemm_sup_packed_a`] under `rule`, for a sup kernel reading B `b_group` columns at a
+/// time and the loop nest's KC.
 /// Besides B's strides (`PackAOnly`), k must be at least KC/2: with short k the sup kernel's
 /// per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the loop nest, ×256
 /// level; 2000×2000×k level from k = 16 on).
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
     b: &MatRef<T>,
-    nr: usize,
+    b_group: usize,
     kc: usize,
 ) -> bool {
     match rule {
         PackAOnly::Never => false,
-        PackAOnly::WhenBSpreadsOverL1 => 2 * b.nrows() >= kc && b_spreads_over_l1(b, nr),
+        PackAOnly::WhenBSpreadsOverL1 => 2 * b.nrows() >= kc && b_spreads_over_l1(b, b_group),
         PackAOnly::Always => true,
     }
 }
 
-/// Whether B's NR-column micropanels read well in place: the cache lines its first
-/// micropanel's first eight k steps touch put at most four in any set of a 64-set,
-/// 64-byte-line L1.
-fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, nr: usize) -> bool {
+/// Whether B reads well in place `group` columns at a time: the cache lines the first eight
+/// k steps of its first group touch put at most six in any set of a 64-set, 64-byte-line,
+/// 8-way L1.
+fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
     const LINE: isize = 64;
     const SETS: isize = 64;
-    const MOST_PER_SET: usize = 4;
+    const MOST_PER_SET: usize = 6;
     const STEPS: usize = 8;
     let size = size_of::<T>() as isize;
-    let (k, n) = (b.nrows().min(STEPS), b.ncols().min(nr).min(16));
+    let (k, n) = (b.nrows().min(STEPS), b.ncols().min(group).min(16));
     // Line numbers (by address; nothing is read), each element's first and last byte.
     let mut lines = [0isize; 2 * STEPS * 16];
     let mut count = 0;
@@ -312,16 +317,18 @@ mod tests {
         // Columns 3 KiB and 5 KiB apart cycle through 4 sets: 3 lines each.
         assert!(b_spreads_over_l1(&col_stored(384), 12));
         assert!(b_spreads_over_l1(&col_stored(640), 12));
-        // 4 KiB apart: all 12 columns in one set. 6 KiB: 6 in each of two.
+        // 4 KiB apart: all 12 (or 8) columns in one set; 6 KiB: 6 in each of two sets.
         assert!(!b_spreads_over_l1(&col_stored(512), 12));
-        assert!(!b_spreads_over_l1(&col_stored(768), 12));
+        assert!(!b_spreads_over_l1(&col_stored(512), 8));
+        assert!(b_spreads_over_l1(&col_stored(768), 12));
         // Rows of a row-stored B 8 KiB apart: eight k steps' lines in one or two sets.
         let row_stored = MatRef::col_major(&buf, 12, 384, 1024).unwrap().t();
         assert!(!b_spreads_over_l1(&row_stored, 12));
         let row_stored = MatRef::col_major(&buf, 12, 384, 384).unwrap().t();
         assert!(b_spreads_over_l1(&row_stored, 12));
-        // A narrow panel of the aliasing B fits: 4 columns in one set.
-        assert!(b_spreads_over_l1(&col_stored(512), 4));
+        // A group of 6 columns of the aliasing B fits: 6 lines in one set (or 12 in two,
+        // when a column's eight elements straddle two lines).
+        assert!(b_spreads_over_l1(&col_stored(512), 6));
     }
 
     #[test]

@@ -54,52 +54,45 @@ where
 /// * B with unit row stride (column-stored B, the common case) has a loop of its own: with
 ///   a runtime row stride the compiler chained all NR broadcast addresses through one
 ///   register carried across k steps, 6 % slower at k = 32;
-/// * below [`SPLIT_BELOW_K`] the tile is computed as two halves of NR/2 columns (`HALF`):
-///   half the accumulators, and the tiles' epilogues and loop starts overlap better (16×6
-///   against 16×12 halves: 1–2.5 % faster at k = 32…96, 0.8 % slower at k = 256);
-/// * a tile narrower than NR (the last column panel) is HALF columns at a time, then one
-///   instance for the rest, all without masks or a stack frame.
+/// * the tile is computed GROUP (NR/2) columns at a time, then one instance for the rest
+///   (fewer than GROUP), all without masks or a stack frame: half the accumulators, so the
+///   tiles' epilogues and loop starts overlap better (16×6 against 16×12: 1–2.5 % faster at
+///   k = 32…96, level at 128…1200), and B is read GROUP columns at a time, so columns a
+///   multiple of 4 KiB apart no longer overfill one L1 set (`SupKernel::b_group`): the
+///   packed-A path then beats the loop nest there too (dgemm 512³ +7 %, 1024³ +3.6 %).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1`, `HALF == NR / 2` (or
-/// `HALF == NR` for no split) and `HALF <= 6`.
+/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1` and `GROUP <= 6`.
 #[inline(always)]
-pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const HALF: usize>(
+pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
     V::Elem: Scalar,
 {
     debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
-    debug_assert!(HALF == NR || 2 * HALF == NR);
+    debug_assert!(GROUP <= NR && GROUP <= 6);
     // SAFETY: passed on; each call covers two vectors of rows by its own columns of the tile.
     unsafe {
-        if args.n == NR && (HALF == NR || args.k >= SPLIT_BELOW_K) {
-            return body::<V, 2, NR, true>(args);
-        }
-        // HALF columns at a time, then the rest (fewer than HALF).
+        // GROUP columns at a time, then the rest (fewer than GROUP).
         let mut part = *args;
-        while part.n >= HALF {
-            body::<V, 2, HALF, true>(&SupUkrArgs { n: HALF, ..part });
-            part.n -= HALF;
-            part.b = part.b.offset(HALF as isize * part.cs_b);
-            part.c = part.c.offset(HALF as isize * part.cs_c);
+        while part.n >= GROUP {
+            body::<V, 2, GROUP, true>(&SupUkrArgs { n: GROUP, ..part });
+            part.n -= GROUP;
+            part.b = part.b.offset(GROUP as isize * part.cs_b);
+            part.c = part.c.offset(GROUP as isize * part.cs_c);
         }
-        // Constant guards, as in `by_columns`: a narrow HALF drops the arms it cannot take.
+        // Constant guards, as in `by_columns`: a narrow GROUP drops the arms it cannot take.
         match part.n {
             0 => {}
-            1 if HALF > 1 => body::<V, 2, 1, true>(&part),
-            2 if HALF > 2 => body::<V, 2, 2, true>(&part),
-            3 if HALF > 3 => body::<V, 2, 3, true>(&part),
-            4 if HALF > 4 => body::<V, 2, 4, true>(&part),
-            5 if HALF > 5 => body::<V, 2, 5, true>(&part),
-            _ => unreachable!("fewer than HALF ≤ 6 columns left"),
+            1 if GROUP > 1 => body::<V, 2, 1, true>(&part),
+            2 if GROUP > 2 => body::<V, 2, 2, true>(&part),
+            3 if GROUP > 3 => body::<V, 2, 3, true>(&part),
+            4 if GROUP > 4 => body::<V, 2, 4, true>(&part),
+            5 if GROUP > 5 => body::<V, 2, 5, true>(&part),
+            _ => unreachable!("fewer than GROUP ≤ 6 columns left"),
         }
     }
 }
-
-/// Depth below which [`sup_real_full`] computes a tile as two halves (see there; 16×6 and
-/// 16×12 measured level at k = 128).
-pub(crate) const SPLIT_BELOW_K: usize = 128;
 
 /// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
 /// compiler drops the arms a narrow kernel can never take; the last arm is n = NR).
