@@ -72,7 +72,7 @@ pub struct SupLimits {
 /// column-stored B cost 2–3.5 % of dgemm 384³). It pays only while B's micropanels, read in
 /// place, do not crowd the L1: columns a multiple of 4 KiB apart fall into one L1 set and
 /// evict each other once there are more of them than the L1 has ways (a 16×12 kernel:
-/// dgemm 512³ 7–10 % slower; read 6 columns at a time, 7 % faster than the loop nest), so
+/// dgemm 512³ 7–10 % slower; read 6 columns at a time, 2.6 % faster than the loop nest), so
 /// the default checks B's strides against the kernel's column group (`SupKernel::b_group`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PackAOnly {

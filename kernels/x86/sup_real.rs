@@ -41,9 +41,9 @@ where
 }
 
 /// The body for a tile of full rows: exactly 2·LANES rows, up to NR columns, with C's rows
-/// adjacent (`rs_c == 1`; a kernel shell sends tiles of any other C to [`sup_real`]). A kernel shell calls it from
-/// a function of its own (`#[inline(never)]`); each of these choices was measured on 32³…96³
-/// (dgemm, skx, docs/Performance.md):
+/// adjacent (`rs_c == 1`; a kernel shell sends tiles of any other C to [`sup_real`]). A
+/// kernel shell calls it from a function of its own (`#[inline(never)]`); each of these
+/// choices was measured on 32³…96³ (dgemm, skx, docs/Performance.md, session 17):
 /// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
 ///   all ones (the first one's it can): a few percent per k step;
 /// * alone in its function it gets its own register allocation. Inlined next to the 24 edge
@@ -59,7 +59,7 @@ where
 ///   tiles' epilogues and loop starts overlap better (16×6 against 16×12: 1–2.5 % faster at
 ///   k = 32…96, level at 128…1200), and B is read GROUP columns at a time, so columns a
 ///   multiple of 4 KiB apart no longer overfill one L1 set (`SupKernel::b_group`): the
-///   packed-A path then beats the loop nest there too (dgemm 512³ +7 %, 1024³ +3.6 %).
+///   packed-A path then beats the loop nest there too (dgemm 512³…2048³ +1.4…3.1 %).
 ///
 /// # Safety
 /// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1` and `GROUP <= 6`.
