@@ -33,9 +33,9 @@ where
     // vectors of rows.
     unsafe {
         if args.m > V::LANES {
-            by_columns::<V, 2, NR>(args)
+            by_columns::<V, 2, NR, false>(args)
         } else {
-            by_columns::<V, 1, NR>(args)
+            by_columns::<V, 1, NR, false>(args)
         }
     }
 }
@@ -62,7 +62,7 @@ where
 ///   packed-A path then beats the loop nest there too (dgemm 512³…2048³ +1.4…3.1 %).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1` and `GROUP <= 6`.
+/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1` and `1 <= GROUP <= NR`.
 #[inline(always)]
 pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
@@ -70,10 +70,10 @@ pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>
     V::Elem: Scalar,
 {
     debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
-    debug_assert!(GROUP <= NR && GROUP <= 6);
+    debug_assert!(GROUP >= 1 && GROUP <= NR);
     // SAFETY: passed on; each call covers two vectors of rows by its own columns of the tile.
     unsafe {
-        // GROUP columns at a time, then the rest (fewer than GROUP).
+        // GROUP columns at a time, then the rest (fewer than GROUP) by its column count.
         let mut part = *args;
         while part.n >= GROUP {
             body::<V, 2, GROUP, true>(&SupUkrArgs { n: GROUP, ..part });
@@ -81,26 +81,21 @@ pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>
             part.b = part.b.offset(GROUP as isize * part.cs_b);
             part.c = part.c.offset(GROUP as isize * part.cs_c);
         }
-        // Constant guards, as in `by_columns`: a narrow GROUP drops the arms it cannot take.
-        match part.n {
-            0 => {}
-            1 if GROUP > 1 => body::<V, 2, 1, true>(&part),
-            2 if GROUP > 2 => body::<V, 2, 2, true>(&part),
-            3 if GROUP > 3 => body::<V, 2, 3, true>(&part),
-            4 if GROUP > 4 => body::<V, 2, 4, true>(&part),
-            5 if GROUP > 5 => body::<V, 2, 5, true>(&part),
-            _ => unreachable!("fewer than GROUP ≤ 6 columns left"),
+        if part.n > 0 {
+            by_columns::<V, 2, GROUP, true>(&part);
         }
     }
 }
 
 /// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
-/// compiler drops the arms a narrow kernel can never take; the last arm is n = NR).
+/// compiler drops the arms a narrow kernel can never take; the last arm is n = NR), to
+/// [`body`] with FULL as given.
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m <= VECS·LANES` and `args.n <= NR`.
+/// As [`sup_real`], with `args.m <= VECS·LANES` and `args.n <= NR` (and [`body`]'s FULL
+/// conditions when FULL).
 #[inline(always)]
-unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize>(
+unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize, const FULL: bool>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
     V::Elem: Scalar,
@@ -108,18 +103,18 @@ unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize>(
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 if NR > 1 => body::<V, VECS, 1, false>(args),
-            2 if NR > 2 => body::<V, VECS, 2, false>(args),
-            3 if NR > 3 => body::<V, VECS, 3, false>(args),
-            4 if NR > 4 => body::<V, VECS, 4, false>(args),
-            5 if NR > 5 => body::<V, VECS, 5, false>(args),
-            6 if NR > 6 => body::<V, VECS, 6, false>(args),
-            7 if NR > 7 => body::<V, VECS, 7, false>(args),
-            8 if NR > 8 => body::<V, VECS, 8, false>(args),
-            9 if NR > 9 => body::<V, VECS, 9, false>(args),
-            10 if NR > 10 => body::<V, VECS, 10, false>(args),
-            11 if NR > 11 => body::<V, VECS, 11, false>(args),
-            _ => body::<V, VECS, NR, false>(args),
+            1 if NR > 1 => body::<V, VECS, 1, FULL>(args),
+            2 if NR > 2 => body::<V, VECS, 2, FULL>(args),
+            3 if NR > 3 => body::<V, VECS, 3, FULL>(args),
+            4 if NR > 4 => body::<V, VECS, 4, FULL>(args),
+            5 if NR > 5 => body::<V, VECS, 5, FULL>(args),
+            6 if NR > 6 => body::<V, VECS, 6, FULL>(args),
+            7 if NR > 7 => body::<V, VECS, 7, FULL>(args),
+            8 if NR > 8 => body::<V, VECS, 8, FULL>(args),
+            9 if NR > 9 => body::<V, VECS, 9, FULL>(args),
+            10 if NR > 10 => body::<V, VECS, 10, FULL>(args),
+            11 if NR > 11 => body::<V, VECS, 11, FULL>(args),
+            _ => body::<V, VECS, NR, FULL>(args),
         }
     }
 }
