@@ -118,6 +118,8 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     }
     /// Says the kernel computes its tiles `cols` columns at a time (at most NR), so it reads
     /// B's columns in groups of that many: what `PackAOnly::WhenBSpreadsOverL1` checks.
+    /// `cols` of 0 or more than NR mean NR (a group only changes when B is read in place,
+    /// never the results).
     pub const fn with_b_group(self, cols: usize) -> Self {
         SupKernel {
             b_group: if cols == 0 || cols > self.nr {
