@@ -31,6 +31,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 128 << 10,
+    // Inert while haswell never packs only A.
+    max_c_bytes_if_k_split: usize::MAX,
     pack_a_only: PackAOnly::Never,
 };
 

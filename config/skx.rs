@@ -42,10 +42,15 @@ pub const SKX: SubConfig = SubConfig {
 /// cgemm 384³–1200³ +2–3 %, zgemm +2.5–6 %; B at a 4 KiB multiple stride (512³, 1024³)
 /// loses 5–24 %, hence the check, and 4096×4096×16/64 2–5 %, hence k ≥ KC/2
 /// (docs/Performance.md, "Packing only A").
+/// Within the limits, a problem whose k would be split with C over 512 KiB (half the L2)
+/// packs only A too: against the sup path dgemm 256×512×512 and 256×1024×1024 +4–6 %,
+/// sgemm 512³ +3–4 %, zgemm 128×1024×1024 +9 %; below it the sup path stays ahead, by up to
+/// 10 % where n is small (docs/Performance.md, "Sup or packed A").
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 256 << 10,
+    max_c_bytes_if_k_split: 512 << 10,
     pack_a_only: PackAOnly::WhenBSpreadsOverL1,
 };
 

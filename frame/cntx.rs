@@ -62,6 +62,12 @@ pub struct SupLimits {
     /// whose slice of A is about this size, so the slice stays in L2 while every column
     /// panel of C reuses it (C is then updated once per block); 0 never splits k.
     pub k_block_bytes: usize,
+    /// When k would be split (above), the largest C, m·n·size in bytes, still taken by the
+    /// sup path; a larger C goes to the packed-A path instead where `pack_a_only` lets B be
+    /// read in place (never to the loop nest). With k split, every NR-wide panel of C reads
+    /// its short slice of A in place once per block and C is updated once per block; past
+    /// about half the L2 of C that loses to packing A once (`usize::MAX`: never).
+    pub max_c_bytes_if_k_split: usize,
     /// What happens to a one-thread problem past the limits above: the loop nest packs A
     /// and B, or the sup kernel reads B in place with only A packed (`frame/l3/sup.rs`).
     pub pack_a_only: PackAOnly,

@@ -10,7 +10,7 @@ use harness::{
     sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
-use oxblis::{Blocksizes, Cntx, PackAOnly, SupLimits, c32, c64};
+use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, c32, c64};
 
 /// Runs one case for one dtype.
 type Runner<'a> = &'a dyn Fn(&Cntx, &Case, u64);
@@ -102,6 +102,7 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         max_a_col_stride_bytes: 0,
         max_a_bytes: 0,
         k_block_bytes: 0,
+        max_c_bytes_if_k_split: usize::MAX,
         pack_a_only: PackAOnly::Always,
     })
 }
@@ -249,6 +250,38 @@ fn uniform_data_at_default_blocksizes() {
                 run(&full, &case, 5000);
             }
         });
+    }
+}
+
+/// Problems within a configuration's sup limits whose k it would split over a C larger than
+/// `max_c_bytes_if_k_split`, which go to the packed-A path instead where B reads well in
+/// place (column-stored A at the largest column stride the limits take): column-stored and
+/// random storages and op()s, at the default blocksizes, on one thread (both paths are
+/// one-thread paths).
+#[test]
+fn sup_sized_problems_with_split_k_over_a_large_c() {
+    fn run<T: harness::Dt>(cntx: &Cntx) {
+        let Some(limits) = cntx.kernel::<T, T>().sup().map(|s| s.limits()) else {
+            return;
+        };
+        if limits.k_block_bytes == 0 || limits.max_c_bytes_if_k_split == usize::MAX {
+            return;
+        }
+        let size = size_of::<T>();
+        // The test matrices' column stride is m + 3.
+        let m = limits.max_a_col_stride_bytes / size - 3;
+        let k = 2 * limits.k_block_bytes / (m * size) + 9;
+        let n = limits.max_c_bytes_if_k_split / (m * size) + 7;
+        let one = Rntm::new().with_num_threads(1).unwrap();
+        let mut rng = Rng::new(29);
+        run_case::<T>(cntx, Some(&one), &Case::new(m, n, k), 7000);
+        run_case::<T>(cntx, Some(&one), &Case::random(&mut rng, m, n, k), 7001);
+    }
+    for (full, _) in contexts_with_tiny_blocks() {
+        run::<f32>(&full);
+        run::<f64>(&full);
+        run::<c32>(&full);
+        run::<c64>(&full);
     }
 }
 

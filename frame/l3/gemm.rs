@@ -36,12 +36,12 @@
 
 use std::ops::Range;
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
 use crate::l3::gemv::gemm_gemv;
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
-use crate::l3::sup::{gemm_sup, gemm_sup_packed_a, packs_only_a};
+use crate::l3::sup::{gemm_sup, gemm_sup_packed_a, packs_only_a, splits_k_over_large_c};
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
@@ -117,12 +117,19 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Result<()> {
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
-    // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs).
+    let blocks = kernel.blocksizes();
+    // One thread past the sup limits (or with a large C, below) may still read B in place,
+    // packing only A, where B's panels read well in place (frame/l3/sup.rs).
+    let may_pack_only_a =
+        |sup: &SupKernel<A, B>| packs_only_a(sup.limits().pack_a_only, b, sup.b_group(), blocks.kc);
+    // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs),
+    // unless k would be split over a large C and packing A is allowed.
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
     if let Some(sup) = kernel.sup()
         && plan.ways.total() == 1
         && sup.suits(shape.0, shape.2, a_col_stride)
         && !b.is_conj()
+        && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2) && may_pack_only_a(sup))
     {
         return gemm_sup(sup, kernel.pack_transposes().0, alpha, a, b, beta, c);
     }
@@ -137,13 +144,10 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     {
         return gemm_tall(tall, alpha, a, b, beta, c);
     }
-    // Too large for sup: still read B in place, packing only A, where B's panels read well
-    // in place (frame/l3/sup.rs).
-    let blocks = kernel.blocksizes();
     if let Some(sup) = kernel.sup()
         && plan.ways.total() == 1
         && !b.is_conj()
-        && packs_only_a(sup.limits().pack_a_only, b, sup.b_group(), blocks.kc)
+        && may_pack_only_a(sup)
     {
         let transpose_a = kernel.pack_transposes().0;
         return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, a, b, beta, c);

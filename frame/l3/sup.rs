@@ -236,6 +236,21 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
     }
 }
 
+/// Whether the sup path would split k of an m×n×k problem into blocks while C is larger than
+/// `SupLimits::max_c_bytes_if_k_split`: the driver then packs A instead, where B reads well
+/// in place (measured on skx, docs/Performance.md, "Sup or packed A").
+pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
+    sup: &SupKernel<A, B>,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> bool {
+    let limits = sup.limits();
+    let c_bytes = m.saturating_mul(n).saturating_mul(size_of::<A::Acc>());
+    c_bytes > limits.max_c_bytes_if_k_split
+        && k_block(m, k, size_of::<A>(), limits.k_block_bytes) < k
+}
+
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
 /// [`gemm_sup_packed_a`] under `rule`, for a sup kernel reading B `b_group` columns at a
 /// time and the loop nest's KC.
@@ -306,8 +321,9 @@ fn k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{b_spreads_over_l1, k_block, packs_only_a};
-    use crate::cntx::PackAOnly;
+    use super::{b_spreads_over_l1, k_block, packs_only_a, splits_k_over_large_c};
+    use crate::cntx::{PackAOnly, SupKernel, SupLimits};
+    use crate::kernels::SupUkrArgs;
     use crate::view::MatRef;
 
     #[test]
@@ -346,6 +362,34 @@ mod tests {
             384
         ));
         assert!(packs_only_a(PackAOnly::Always, &aliasing, 12, 384));
+    }
+
+    #[test]
+    fn k_split_over_a_large_c_is_left_to_packed_a() {
+        fn never_called(_: &SupUkrArgs<f64, f64>) {}
+        let limits = SupLimits {
+            max_a_col_stride_bytes: 2048,
+            max_a_bytes: 4 << 20,
+            k_block_bytes: 256 << 10,
+            max_c_bytes_if_k_split: 512 << 10,
+            pack_a_only: PackAOnly::WhenBSpreadsOverL1,
+        };
+        // SAFETY: the kernel is only asked about its limits, never run.
+        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, limits) };
+        // 256×512×512 f64: A 1 MiB (split), C 1 MiB.
+        assert!(splits_k_over_large_c(&sup, 256, 512, 512));
+        // Same A with C at exactly 512 KiB, or A at 512 KiB (not split), stay.
+        assert!(!splits_k_over_large_c(&sup, 256, 256, 512));
+        assert!(!splits_k_over_large_c(&sup, 256, 1024, 256));
+        // A split with a small C (64×64×4096) stays; k_block_bytes = 0 never splits.
+        assert!(!splits_k_over_large_c(&sup, 64, 64, 4096));
+        let unsplit = SupLimits {
+            k_block_bytes: 0,
+            ..limits
+        };
+        // SAFETY: as above.
+        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, unsplit) };
+        assert!(!splits_k_over_large_c(&sup, 256, 1024, 1024));
     }
 
     #[test]
