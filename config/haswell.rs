@@ -33,6 +33,7 @@ const SUP_LIMITS: SupLimits = SupLimits {
     k_block_bytes: 128 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,
+    max_b_k_span_bytes: usize::MAX,
     pack_a_only: PackAOnly::Never,
 };
 

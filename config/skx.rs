@@ -46,11 +46,17 @@ pub const SKX: SubConfig = SubConfig {
 /// packs only A too: against the sup path dgemm 256×512×512 and 256×1024×1024 +4–6 %,
 /// sgemm 512³ +3–4 %, zgemm 128×1024×1024 +9 %; below it the sup path stays ahead, by up to
 /// 10 % where n is small (docs/Performance.md, "Sup or packed A").
+/// k is also split so that a block of B spans at most 512 KiB along k: B with long rows
+/// (row-stored, NT) otherwise touches a new page every k step of every tile (sgemm NT
+/// 16×4096×4096 37 → 65 GFLOPS, 64×2048×2048 50 → 102, 64×4096×1024 62 → 97; dgemm 17 → 39,
+/// 38 → 43, 24 → 41; 1 MiB was better for m = 64 and worse for m = 16, 256 KiB the other
+/// way round; docs/Performance.md, "Row-stored B").
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 256 << 10,
     max_c_bytes_if_k_split: 512 << 10,
+    max_b_k_span_bytes: 512 << 10,
     pack_a_only: PackAOnly::WhenBSpreadsOverL1,
 };
 

@@ -68,6 +68,11 @@ pub struct SupLimits {
     /// its short slice of A in place once per block and C is updated once per block; past
     /// about half the L2 of C that loses to packing A once (`usize::MAX`: never).
     pub max_c_bytes_if_k_split: usize,
+    /// The sup path also splits k so that one k block of B, read in place, spans at most
+    /// this many bytes along k (kb·|rs_b|·size): every tile walks its block of B, and a
+    /// row-stored B with long rows touches a new page each k step, more pages per tile than
+    /// the TLB holds once the block is long (0 or `usize::MAX`: no such split).
+    pub max_b_k_span_bytes: usize,
     /// What happens to a one-thread problem past the limits above: the loop nest packs A
     /// and B, or the sup kernel reads B in place with only A packed (`frame/l3/sup.rs`).
     pub pack_a_only: PackAOnly,

@@ -64,9 +64,10 @@ fn sizes_around_the_sup_tile() {
     }
 }
 
-/// The sup path with k split into blocks (as for a large A), made to split at test sizes:
-/// blocks of 64 bytes of A, so each block's beta is 1 after the first and k leaves a short
-/// last block; sizes either side of the sup tile, random op()s, storages and scalar classes
+/// The sup path with k split into blocks (as for a large A or a B with long rows), made to
+/// split at test sizes: blocks of 64 bytes of A, or of at most 200 bytes of B along k, so
+/// each block's beta is 1 after the first and k leaves a short last block (and row-stored B
+/// every time); sizes either side of the sup tile, random op()s, storages and scalar classes
 /// (beta = 0 with NaN in C included).
 #[test]
 fn sup_path_with_k_split_into_blocks() {
@@ -74,23 +75,38 @@ fn sup_path_with_k_split_into_blocks() {
         let Some(limits) = sup_limits_of(&full) else {
             continue;
         };
-        let split = full.clone().with_sup_limits(SupLimits {
+        // Split by A's size, and by B's span along k (row-stored B: rows of 2 + 2..7
+        // elements, at most ~200 bytes per block, so 2..25 rows).
+        let by_a = full.clone().with_sup_limits(SupLimits {
             k_block_bytes: 64,
             ..limits
         });
-        for_each_dtype(&mut |run, letter| {
-            let (mr, nr) = sup_tile_of(&split, letter);
-            let mut rng = Rng::new(53);
-            let mut seed = 9000;
-            for m in [1, 3, mr - 1, mr + 1] {
-                for n in [1, nr + 1] {
-                    for k in [2, 9, 37, 100] {
-                        seed += 1;
-                        run(&split, &Case::random(&mut rng, m, n, k), seed);
+        let by_b = full.clone().with_sup_limits(SupLimits {
+            k_block_bytes: 0,
+            max_b_k_span_bytes: 200,
+            ..limits
+        });
+        for split in [&by_a, &by_b] {
+            for_each_dtype(&mut |run, letter| {
+                let (mr, nr) = sup_tile_of(split, letter);
+                let mut rng = Rng::new(53);
+                let mut seed = 9000;
+                for m in [1, 3, mr - 1, mr + 1] {
+                    for n in [1, nr + 1] {
+                        for k in [2, 9, 37, 100] {
+                            seed += 1;
+                            run(split, &Case::random(&mut rng, m, n, k), seed);
+                            let row_b = Case {
+                                op_b: Op::N,
+                                st_b: Storage::Row,
+                                ..Case::random(&mut rng, m, n, k)
+                            };
+                            run(split, &row_b, seed);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
     }
 }
 
@@ -103,6 +119,7 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         max_a_bytes: 0,
         k_block_bytes: 0,
         max_c_bytes_if_k_split: usize::MAX,
+        max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Always,
     })
 }

@@ -20,6 +20,7 @@ fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
         max_a_bytes: 0,
         k_block_bytes: 0,
         max_c_bytes_if_k_split: usize::MAX,
+        max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Never,
     };
     let always = TallLimits { min_a_bytes: 0 };

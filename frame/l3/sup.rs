@@ -73,7 +73,10 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
             (dst.as_ptr(), m as isize)
         }
     };
-    let kc = k_block(m, k, size_of::<A>(), sup.limits().k_block_bytes);
+    let limits = sup.limits();
+    let kc = k_block(m, k, size_of::<A>(), limits.k_block_bytes)
+        .min(b_k_block(b, limits.max_b_k_span_bytes));
+    let kc = even_blocks(k, kc);
     // At least one block, so that k = 0 still scales C (`gemm_front` settles k = 0 itself
     // today); a plain loop, as in `sup_tiles`.
     let mut pc = 0;
@@ -256,16 +259,27 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
 /// time and the loop nest's KC.
 /// Besides B's strides (`PackAOnly`), k must be at least KC/2: with short k the sup kernel's
 /// per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the loop nest, ×256
-/// level; 2000×2000×k level from k = 16 on).
+/// level; 2000×2000×k level from k = 16 on), and a KC-deep block of B must span at most
+/// 1.5 MiB along k: B read in place with long rows (row-stored) touches a new line, often a
+/// new page, every k step of every tile (against the loop nest, which packs it: dgemm NT
+/// 384³ +2.4 %, 512³ level, 640³ −1.1 %, 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level,
+/// 896³ −2 %; one KC block spans 1.1, 1.5, 1.9, 2.9, 1, 1.5 and 1.75 MiB there).
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
     b: &MatRef<T>,
     b_group: usize,
     kc: usize,
 ) -> bool {
+    const MOST_KC_SPAN_BYTES: usize = 3 << 19;
+    let k_span = |rows: usize| {
+        let row = b.row_stride().unsigned_abs().saturating_mul(size_of::<T>());
+        rows.min(b.nrows()).saturating_mul(row)
+    };
     match rule {
         PackAOnly::Never => false,
-        PackAOnly::WhenBSpreadsOverL1 => 2 * b.nrows() >= kc && b_spreads_over_l1(b, b_group),
+        PackAOnly::WhenBSpreadsOverL1 => {
+            2 * b.nrows() >= kc && k_span(kc) <= MOST_KC_SPAN_BYTES && b_spreads_over_l1(b, b_group)
+        }
         PackAOnly::Always => true,
     }
 }
@@ -306,6 +320,21 @@ fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
     per_set.iter().all(|&lines| lines <= MOST_PER_SET)
 }
 
+/// The longest k block of B whose rows span at most `span_bytes` (`SupLimits::
+/// max_b_k_span_bytes`), split evenly; all of k if B spans no more (or `span_bytes` is 0).
+fn b_k_block<T: Element>(b: &MatRef<T>, span_bytes: usize) -> usize {
+    let k = b.nrows();
+    let row = b
+        .row_stride()
+        .unsigned_abs()
+        .max(1)
+        .saturating_mul(size_of::<T>());
+    if span_bytes == 0 || row.saturating_mul(k) <= span_bytes {
+        return k.max(1);
+    }
+    even_blocks(k, (span_bytes / row).max(1))
+}
+
 /// The k block of the sup path for an m×k A of `size`-byte elements: all of k unless A is
 /// more than twice `block_bytes`, else k split evenly into blocks whose slice of A is at
 /// most about `block_bytes` (at least one column).
@@ -315,13 +344,18 @@ fn k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> usize {
     if block_bytes == 0 || column.saturating_mul(k) <= block_bytes.saturating_mul(2) {
         return k.max(1);
     }
-    let blocks = k.div_ceil((block_bytes / column).max(1));
-    k.div_ceil(blocks)
+    even_blocks(k, (block_bytes / column).max(1))
+}
+
+/// The length of each of the fewest equal blocks (the last one shorter) that cover `len` in
+/// blocks of at most `most` (at least 1).
+fn even_blocks(len: usize, most: usize) -> usize {
+    len.div_ceil(len.div_ceil(most)).max(1)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{b_spreads_over_l1, k_block, packs_only_a, splits_k_over_large_c};
+    use super::{b_k_block, b_spreads_over_l1, k_block, packs_only_a, splits_k_over_large_c};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
     use crate::kernels::SupUkrArgs;
     use crate::view::MatRef;
@@ -372,6 +406,7 @@ mod tests {
             max_a_bytes: 4 << 20,
             k_block_bytes: 256 << 10,
             max_c_bytes_if_k_split: 512 << 10,
+            max_b_k_span_bytes: usize::MAX,
             pack_a_only: PackAOnly::WhenBSpreadsOverL1,
         };
         // SAFETY: the kernel is only asked about its limits, never run.
@@ -390,6 +425,33 @@ mod tests {
         // SAFETY: as above.
         let sup = unsafe { SupKernel::new("test", never_called, 16, 12, unsplit) };
         assert!(!splits_k_over_large_c(&sup, 256, 1024, 1024));
+    }
+
+    #[test]
+    fn b_with_long_rows_splits_k_by_its_span() {
+        let buf = vec![0.0f32; 4096 * 1024];
+        // Row-stored 1024×4096 f32 B: 16 KiB per row, 512 KiB → 32 rows a block.
+        let rows = MatRef::col_major(&buf, 4096, 1024, 4096).unwrap().t();
+        assert_eq!(b_k_block(&rows, 512 << 10), 32);
+        // Uneven: 1000 rows in blocks of at most 32 → 32 blocks of 32 (the last 8).
+        let rows = MatRef::col_major(&buf, 4096, 1000, 4096).unwrap().t();
+        assert_eq!(b_k_block(&rows, 512 << 10), 32);
+        // Column-stored B spans k·size: whole; and a span of 0 never splits.
+        let cols = MatRef::col_major(&buf, 1024, 4096, 1024).unwrap();
+        assert_eq!(b_k_block(&cols, 512 << 10), 1024);
+        assert_eq!(b_k_block(&rows, 0), 1000);
+    }
+
+    #[test]
+    fn pack_a_only_refuses_b_with_long_rows() {
+        let buf = vec![0.0f64; 1024 * 1024];
+        // Row-stored B, KC = 384 rows: 768 elements a row (a KC block spans 2.25 MiB)
+        // refused, 448 (1.3 MiB) taken; both spread over the L1 sets.
+        let long = MatRef::col_major(&buf, 768, 1000, 768).unwrap().t();
+        assert!(b_spreads_over_l1(&long, 6));
+        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &long, 6, 384));
+        let short = MatRef::col_major(&buf, 448, 1000, 448).unwrap().t();
+        assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &short, 6, 384));
     }
 
     #[test]

@@ -219,6 +219,7 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
                 max_a_bytes: 0,
                 k_block_bytes: 0,
                 max_c_bytes_if_k_split: usize::MAX,
+                max_b_k_span_bytes: usize::MAX,
                 pack_a_only: PackAOnly::Never,
             };
             (
