@@ -27,13 +27,17 @@ pub const HASWELL: SubConfig = SubConfig {
 /// Larger problems keep packing B: the 8×6 and 16×6 sup kernels on packed A with B in
 /// place ran 8–12 % behind the packed kernels (forced haswell, dgemm and sgemm 384³–2000³,
 /// docs/Performance.md).
+/// B with long rows (row-stored, NT) is walked in k blocks spanning at most 2 MiB (forced
+/// haswell, sgemm NT 16×4096×4096 21 → 64 GFLOPS, 64×4096×1024 35 → 66, dgemm 11 → 27,
+/// the rest level or better; 512 KiB, skx's value, lost up to 19 % on dgemm
+/// 64×4096×1024; docs/Performance.md, "Row-stored B").
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 128 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,
-    max_b_k_span_bytes: usize::MAX,
+    max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
 };
 
