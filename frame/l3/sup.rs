@@ -76,7 +76,9 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     let limits = sup.limits();
     let kc = k_block(m, k, size_of::<A>(), limits.k_block_bytes)
         .min(b_k_block(b, limits.max_b_k_span_bytes));
-    let kc = even_blocks(k, kc);
+    // Both split evenly; the smaller of two splits is evened out again (no divisions for
+    // the usual small problem, which splits neither).
+    let kc = if kc < k { even_blocks(k, kc) } else { kc };
     // At least one block, so that k = 0 still scales C (`gemm_front` settles k = 0 itself
     // today); a plain loop, as in `sup_tiles`.
     let mut pc = 0;
