@@ -64,9 +64,10 @@ pub struct SupLimits {
     pub k_block_bytes: usize,
     /// When k would be split (above), the largest C, m·n·size in bytes, still taken by the
     /// sup path; a larger C goes to the packed-A path instead where `pack_a_only` lets B be
-    /// read in place (never to the loop nest). With k split, every NR-wide panel of C reads
-    /// its short slice of A in place once per block and C is updated once per block; past
-    /// about half the L2 of C that loses to packing A once (`usize::MAX`: never).
+    /// read in place (never to the loop nest). A rule measured on skx: with k split (C then
+    /// updated once per block, A's slice read in place by every NR-wide panel) and C past
+    /// about half the L2, packing A won; longer k blocks did not close the gap, so the cause
+    /// is not pinned down to C's passes (docs/Performance.md; `usize::MAX`: never).
     pub max_c_bytes_if_k_split: usize,
     /// The sup path also splits k so that one k block of B, read in place, spans at most
     /// this many bytes along k (kb·|rs_b|·size): every tile walks its block of B, and a

@@ -273,14 +273,11 @@ pub(crate) fn packs_only_a<T: Element>(
     kc: usize,
 ) -> bool {
     const MOST_KC_SPAN_BYTES: usize = 3 << 19;
-    let k_span = |rows: usize| {
-        let row = b.row_stride().unsigned_abs().saturating_mul(size_of::<T>());
-        rows.min(b.nrows()).saturating_mul(row)
-    };
+    let kc_span = kc.min(b.nrows()).saturating_mul(k_step_bytes(b));
     match rule {
         PackAOnly::Never => false,
         PackAOnly::WhenBSpreadsOverL1 => {
-            2 * b.nrows() >= kc && k_span(kc) <= MOST_KC_SPAN_BYTES && b_spreads_over_l1(b, b_group)
+            2 * b.nrows() >= kc && kc_span <= MOST_KC_SPAN_BYTES && b_spreads_over_l1(b, b_group)
         }
         PackAOnly::Always => true,
     }
@@ -325,16 +322,20 @@ fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
 /// The longest k block of B whose rows span at most `span_bytes` (`SupLimits::
 /// max_b_k_span_bytes`), split evenly; all of k if B spans no more (or `span_bytes` is 0).
 fn b_k_block<T: Element>(b: &MatRef<T>, span_bytes: usize) -> usize {
-    let k = b.nrows();
-    let row = b
-        .row_stride()
-        .unsigned_abs()
-        .max(1)
-        .saturating_mul(size_of::<T>());
-    if span_bytes == 0 || row.saturating_mul(k) <= span_bytes {
+    let (k, step) = (b.nrows(), k_step_bytes(b));
+    if span_bytes == 0 || step.saturating_mul(k) <= span_bytes {
         return k.max(1);
     }
-    even_blocks(k, (span_bytes / row).max(1))
+    even_blocks(k, (span_bytes / step).max(1))
+}
+
+/// How far apart B's rows are, in bytes: the distance a tile's walk through B moves per k
+/// step (at least one element, for a zero row stride).
+fn k_step_bytes<T: Element>(b: &MatRef<T>) -> usize {
+    b.row_stride()
+        .unsigned_abs()
+        .max(1)
+        .saturating_mul(size_of::<T>())
 }
 
 /// The k block of the sup path for an m×k A of `size`-byte elements: all of k unless A is
