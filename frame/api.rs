@@ -88,7 +88,7 @@ pub fn gemm_with_cntx<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         if let Some(result) = crate::sandbox::offer(cntx, a, b, &mut c.rb(), rntm) {
             return result;
         }
-        gemm_front(cntx, *a, *b, c.rb(), rntm)
+        gemm_front(cntx, a, b, c, rntm)
     }))
     .unwrap_or_else(|panic| Err(internal_from_panic(&*panic)))
 }

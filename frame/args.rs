@@ -14,36 +14,13 @@ pub(crate) fn check_gemm<A: Element, B: Element, C: Scalar>(
 ) -> Result<()> {
     let (m, k, kb, n) = (a.nrows(), a.ncols(), b.nrows(), b.ncols());
     if k != kb {
-        return Err(Error::new(
-            ErrorKind::ShapeMismatch,
-            format!(
-                "gemm: op(A) is {m}×{k} but op(B) is {kb}×{n}: \
-                 op(A)'s columns must equal op(B)'s rows"
-            ),
-        ));
+        return Err(inner_mismatch((m, k), (kb, n)));
     }
     if c.nrows() != m || c.ncols() != n {
-        return Err(Error::new(
-            ErrorKind::ShapeMismatch,
-            format!(
-                "gemm: C is {}×{} but op(A)·op(B) is {m}×{n}",
-                c.nrows(),
-                c.ncols()
-            ),
-        ));
+        return Err(outer_mismatch((c.nrows(), c.ncols()), (m, n)));
     }
     if !elements_are_distinct(c.nrows(), c.ncols(), c.row_stride(), c.col_stride()) {
-        return Err(Error::new(
-            ErrorKind::SelfOverlap,
-            format!(
-                "gemm: C's strides (rs = {}, cs = {}) make elements of its {}×{} shape share \
-                 memory; one stride must be at least the other times that dimension",
-                c.row_stride(),
-                c.col_stride(),
-                c.nrows(),
-                c.ncols()
-            ),
-        ));
+        return Err(self_overlap(c));
     }
     // Disjoint byte spans cannot overlap (the footprints' first test, and the usual case):
     // the footprints are built only when a span meets C's, which saves a few percent of a
@@ -52,22 +29,74 @@ pub(crate) fn check_gemm<A: Element, B: Element, C: Scalar>(
     let a_meets = spans_intersect(c_span, a.byte_span());
     let b_meets = spans_intersect(c_span, b.byte_span());
     if a_meets || b_meets {
-        let c_print = Footprint::of(c.as_ref());
-        let suspects = [
-            ("A", a_meets.then(|| Footprint::of(*a))),
-            ("B", b_meets.then(|| Footprint::of(*b))),
-        ];
-        for (name, print) in suspects {
-            if let Some(print) = print
-                && Footprint::may_overlap(&c_print, &print)
-            {
-                return Err(Error::new(
-                    ErrorKind::Alias,
-                    format!(
-                        "gemm: C shares memory with {name}; the output must not alias an input"
-                    ),
-                ));
-            }
+        return check_footprints(a, a_meets, b, b_meets, c);
+    }
+    Ok(())
+}
+
+// The error paths are functions of their own, out of line: formatting inside `check_gemm`
+// gave it a 300-byte frame and six saved registers on every call.
+
+#[cold]
+#[inline(never)]
+fn inner_mismatch((m, k): (usize, usize), (kb, n): (usize, usize)) -> Error {
+    Error::new(
+        ErrorKind::ShapeMismatch,
+        format!(
+            "gemm: op(A) is {m}×{k} but op(B) is {kb}×{n}: \
+             op(A)'s columns must equal op(B)'s rows"
+        ),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn outer_mismatch((cm, cn): (usize, usize), (m, n): (usize, usize)) -> Error {
+    Error::new(
+        ErrorKind::ShapeMismatch,
+        format!("gemm: C is {cm}×{cn} but op(A)·op(B) is {m}×{n}"),
+    )
+}
+
+#[cold]
+#[inline(never)]
+fn self_overlap<C: Scalar>(c: &MatMut<C>) -> Error {
+    Error::new(
+        ErrorKind::SelfOverlap,
+        format!(
+            "gemm: C's strides (rs = {}, cs = {}) make elements of its {}×{} shape share \
+             memory; one stride must be at least the other times that dimension",
+            c.row_stride(),
+            c.col_stride(),
+            c.nrows(),
+            c.ncols()
+        ),
+    )
+}
+
+/// The exact alias test, for operands whose byte spans meet C's (`*_meets`).
+#[cold]
+#[inline(never)]
+fn check_footprints<A: Element, B: Element, C: Scalar>(
+    a: &MatRef<A>,
+    a_meets: bool,
+    b: &MatRef<B>,
+    b_meets: bool,
+    c: &MatMut<C>,
+) -> Result<()> {
+    let c_print = Footprint::of(c.as_ref());
+    let suspects = [
+        ("A", a_meets.then(|| Footprint::of(*a))),
+        ("B", b_meets.then(|| Footprint::of(*b))),
+    ];
+    for (name, print) in suspects {
+        if let Some(print) = print
+            && Footprint::may_overlap(&c_print, &print)
+        {
+            return Err(Error::new(
+                ErrorKind::Alias,
+                format!("gemm: C shares memory with {name}; the output must not alias an input"),
+            ));
         }
     }
     Ok(())

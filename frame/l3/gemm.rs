@@ -48,7 +48,7 @@ use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::{Rntm, Ways};
 use crate::thread::barrier::{BarrierSet, Poisoned};
 use crate::thread::partition::{largest_part, partition};
-use crate::thread::plan::{Plan, plan};
+use crate::thread::plan::{Plan, SINGLE, plan};
 use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -57,9 +57,9 @@ use crate::view::{MatMut, MatRef};
 /// scalars A and B carry and beta is C's.
 pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
-    a: MatRef<A>,
-    b: MatRef<B>,
-    mut c: MatMut<A::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
     rntm: &Rntm,
 ) -> Result<()> {
     let alpha = a.scale() * b.scale();
@@ -69,19 +69,19 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     }
     // BLAS: with alpha = 0 or k = 0 the product is absent, and A and B are never read.
     if alpha.is_zero() || a.ncols() == 0 {
-        scale_c(beta, &mut c);
+        scale_c(beta, c);
         return Ok(());
     }
     let kernel = A::kernel(cntx);
     // One column or one row: a gemv, streamed once instead of packed (frame/l3/gemv.rs).
     if let Some(gemv) = kernel.gemv() {
         if c.ncols() == 1 {
-            return gemm_gemv(gemv, alpha, &a, &b, beta, &mut c);
+            return gemm_gemv(gemv, alpha, a, b, beta, c);
         }
         if c.nrows() == 1
-            && let Some((bt, at)) = A::swapped(&a, &b)
+            && let Some((bt, at)) = A::swapped(a, b)
         {
-            return gemm_gemv(gemv, alpha, &bt, &at, beta, &mut c.t());
+            return gemm_gemv(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
@@ -96,10 +96,10 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     };
     // Swapped only when used, and each orientation passed on by reference: moving the views
     // through an `Option` of a tuple cost a store-forwarding stall on every call (perf).
-    if transpose && let Some((bt, at)) = A::swapped(&a, &b) {
-        return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.t(), rntm);
+    if transpose && let Some((bt, at)) = A::swapped(a, b) {
+        return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.rb().t(), rntm);
     }
-    gemm_oriented(cntx, kernel, alpha, &a, &b, beta, &mut c, rntm)
+    gemm_oriented(cntx, kernel, alpha, a, b, beta, c, rntm)
 }
 
 /// [`gemm_front`] once C is in the kernel's preferred orientation: plans the threads and
@@ -117,26 +117,39 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Result<()> {
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
-    let blocks = kernel.blocksizes();
-    // One thread past the sup limits (or with a large C, below) may still read B in place,
-    // packing only A, where B's panels read well in place (frame/l3/sup.rs).
-    let may_pack_only_a =
-        |sup: &SupKernel<A, B>| packs_only_a(sup.limits().pack_a_only, b, sup.b_group(), blocks.kc);
     // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs),
     // unless k would be split over a large C and packing A is allowed.
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
     if let Some(sup) = kernel.sup()
-        && plan.ways.total() == 1
+        && plan.ways == SINGLE
         && sup.suits(shape.0, shape.2, a_col_stride)
         && !b.is_conj()
-        && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2) && may_pack_only_a(sup))
+        && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
+            && may_pack_only_a(sup, b, kernel.blocksizes()))
     {
         return gemm_sup(sup, kernel.pack_transposes().0, alpha, a, b, beta, c);
     }
+    gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, &plan)
+}
+
+/// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
+/// the sup path's small calls do not pay for these paths' stack frame (a few ns, measured on
+/// 2×2×2).
+#[inline(never)]
+fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    plan: &Plan,
+) -> Result<()> {
+    let shape = (c.nrows(), c.ncols(), a.ncols());
     // C with few columns and a large column-stored A: read A in place, prefetching ahead,
     // instead of packing it (frame/l3/tall.rs).
     if let Some(tall) = kernel.tall()
-        && plan.ways.total() == 1
+        && plan.ways == SINGLE
         && a.row_stride() == 1
         && !a.is_conj()
         && !b.is_conj()
@@ -144,15 +157,27 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     {
         return gemm_tall(tall, alpha, a, b, beta, c);
     }
+    // One thread past the sup limits (or with a large C, above) may still read B in place,
+    // packing only A, where B's panels read well in place (frame/l3/sup.rs).
+    let blocks = kernel.blocksizes();
     if let Some(sup) = kernel.sup()
-        && plan.ways.total() == 1
+        && plan.ways == SINGLE
         && !b.is_conj()
-        && may_pack_only_a(sup)
+        && may_pack_only_a(sup, b, blocks)
     {
         let transpose_a = kernel.pack_transposes().0;
         return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, a, b, beta, c);
     }
-    gemm_nest(kernel, alpha, a, b, beta, c, &plan)
+    gemm_nest(kernel, alpha, a, b, beta, c, plan)
+}
+
+/// Whether a one-thread problem may pack only A and read B in place with `sup`'s kernel.
+fn may_pack_only_a<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    b: &MatRef<B>,
+    blocks: Blocksizes,
+) -> bool {
+    packs_only_a(sup.limits().pack_a_only, b, sup.b_group(), blocks.kc)
 }
 
 /// C := beta·C, without reading C when beta = 0 (NaN in C becomes 0).
@@ -479,16 +504,16 @@ mod tests {
         let mut c = vec![0.0; n * n];
         let av = MatRef::col_major(&a, n, n, n).unwrap();
         let bv = MatRef::col_major(&b, n, n, n).unwrap();
-        let cv = if c_row_major {
+        let mut cv = if c_row_major {
             MatMut::row_major(&mut c, n, n, n).unwrap()
         } else {
             MatMut::col_major(&mut c, n, n, n).unwrap()
         };
         super::gemm_front(
             &context_preferring(rows_preferred),
-            av,
-            bv,
-            cv,
+            &av,
+            &bv,
+            &mut cv,
             &Rntm::new(),
         )
         .unwrap();
@@ -569,8 +594,8 @@ mod tests {
         };
         let rntm = Rntm::new().with_ways(ways).unwrap();
         let av = MatRef::col_major(&a, n, n, n).unwrap();
-        let cv = MatMut::col_major(&mut c, n, n, n).unwrap();
-        super::gemm_front(&cntx, av, av, cv, &rntm).unwrap();
+        let mut cv = MatMut::col_major(&mut c, n, n, n).unwrap();
+        super::gemm_front(&cntx, &av, &av, &mut cv, &rntm).unwrap();
         for (idx, &got) in c.iter().enumerate() {
             let (i, j) = (idx % n, idx / n);
             let want: f64 = (0..n).map(|p| a[i + p * n] * a[p + j * n]).sum();
@@ -644,8 +669,8 @@ mod hw_context_tests {
             let (s0, r0) = (SETS.load(Ordering::SeqCst), RELEASES.load(Ordering::SeqCst));
             let rntm = Rntm::new().with_ways(ways).unwrap();
             let av = MatRef::col_major(&a, n, n, n).unwrap();
-            let cv = MatMut::col_major(&mut c, n, n, n).unwrap();
-            super::gemm_front(&cntx, av, av, cv, &rntm).unwrap();
+            let mut cv = MatMut::col_major(&mut c, n, n, n).unwrap();
+            super::gemm_front(&cntx, &av, &av, &mut cv, &rntm).unwrap();
             let sets = SETS.load(Ordering::SeqCst) - s0;
             assert_eq!(sets, ways.total(), "one set per thread");
             assert_eq!(RELEASES.load(Ordering::SeqCst) - r0, sets);

@@ -50,59 +50,90 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
     debug_assert!(!b.is_conj());
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    let needs_copy = a.row_stride() != 1 || a.is_conj();
-    let mut copy = if needs_copy {
-        // Checked: A may be a zero-stride view of a larger shape than any memory holds.
-        let bytes = m.checked_mul(k).and_then(|e| e.checked_mul(size_of::<A>()));
-        let bytes = bytes.ok_or_else(|| {
-            let what = format!("gemm: a copy of the {m}×{k} A does not fit in memory");
-            Error::new(ErrorKind::OutOfMemory, what)
-        })?;
-        Some(PackBuf::checkout(bytes)?)
-    } else {
-        None
-    };
-    let (a_ptr, cs_a) = match &mut copy {
-        None => (a.as_ptr(), a.col_stride()),
-        Some(buf) => {
-            // One panel of m rows is exactly A in column-major order with ld = m; packing
-            // does it with its fast paths (8×8 transposes for row-stored A) and applies op().
-            let dst = buf.as_mut_slice::<A>(m * k);
-            pack_a_panels(a, m, 0..1, dst, transpose_a);
-            (dst.as_ptr(), m as isize)
-        }
-    };
+    if a.row_stride() != 1 || a.is_conj() {
+        return gemm_sup_copying_a(sup, transpose_a, alpha, a, b, beta, c);
+    }
+    // SAFETY: A is a checked m×k view with unit row stride.
+    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
+    Ok(())
+}
+
+/// [`gemm_sup`] for an A the kernel cannot read in place: copied first, once. Out of line, so
+/// that the usual call (A read in place) does not carry this path's buffer and error
+/// handling (a few ns of a 2×2×2 call).
+#[inline(never)]
+fn gemm_sup_copying_a<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    transpose_a: Option<TransposeUkr<A>>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let (m, k) = (a.nrows(), a.ncols());
+    // Checked: A may be a zero-stride view of a larger shape than any memory holds.
+    let bytes = m.checked_mul(k).and_then(|e| e.checked_mul(size_of::<A>()));
+    let bytes = bytes.ok_or_else(|| {
+        let what = format!("gemm: a copy of the {m}×{k} A does not fit in memory");
+        Error::new(ErrorKind::OutOfMemory, what)
+    })?;
+    let mut copy = PackBuf::checkout(bytes)?;
+    // One panel of m rows is exactly A in column-major order with ld = m; packing does it
+    // with its fast paths (8×8 transposes for row-stored A) and applies op().
+    let dst = copy.as_mut_slice::<A>(m * k);
+    pack_a_panels(a, m, 0..1, dst, transpose_a);
+    // SAFETY: the copy holds A's m×k elements in column-major order with ld = m.
+    unsafe { gemm_sup_a_in_place(sup, alpha, dst.as_ptr(), m as isize, b, beta, c) };
+    Ok(())
+}
+
+/// [`gemm_sup`] once A is readable in place: k block by k block, tile by tile.
+///
+/// # Safety
+/// `a` points at an m×k A (m, k: C's rows, B's rows) with unit row stride and column stride
+/// `cs_a`; B's and C's views are checked.
+unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    alpha: A::Acc,
+    a: *const A,
+    cs_a: isize,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) {
+    let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     let limits = sup.limits();
     let kc = k_block(m, k, size_of::<A>(), limits.k_block_bytes)
         .min(b_k_block(b, limits.max_b_k_span_bytes));
-    // Both split evenly; the smaller of two splits is evened out again (no divisions for
-    // the usual small problem, which splits neither).
-    let kc = if kc < k { even_blocks(k, kc) } else { kc };
-    // At least one block, so that k = 0 still scales C (`gemm_front` settles k = 0 itself
-    // today); a plain loop, as in `sup_tiles`.
-    let mut pc = 0;
-    loop {
+    if kc >= k {
+        // The usual small problem: one block, B as it is.
+        let block = Block {
+            a,
+            a_row_step: 1,
+            cs_a,
+            b: *b,
+            beta,
+        };
+        // SAFETY: A is m×k at unit row stride and column stride cs_a (the caller's promise),
+        // B's and C's views are checked (C exclusively borrowed).
+        unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
+        return;
+    }
+    // Both split evenly; the smaller of two splits is evened out again.
+    let kc = even_blocks(k, kc);
+    for pc in (0..k).step_by(kc) {
         let kb = kc.min(k - pc);
         let block = Block {
             // Row ir of A's slice: rows are adjacent (unit row stride).
-            a: a_ptr.wrapping_offset(pc as isize * cs_a),
+            a: a.wrapping_offset(pc as isize * cs_a),
             a_row_step: 1,
             cs_a,
-            b: if kb == k {
-                *b
-            } else {
-                b.submatrix(pc, 0, kb, n)
-            },
+            b: b.submatrix(pc, 0, kb, n),
             beta: if pc == 0 { beta } else { A::Acc::one() },
         };
-        // SAFETY: A's slice is m×kb at unit row stride and column stride cs_a (the checked
-        // view or the copy), B's and C's views are checked (C exclusively borrowed).
+        // SAFETY: as above, for the k slice pc..pc + kb of A and B.
         unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
-        pc += kc;
-        if pc >= k {
-            return Ok(());
-        }
     }
 }
 

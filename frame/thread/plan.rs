@@ -49,9 +49,10 @@ impl Drop for Plan {
 
 /// The plan for an m×n×k product with kernel blocksizes `bs`.
 ///
-/// Inlined for its first test: one thread asked for needs no planning (and no thread-local
-/// lookup), which is worth a few nanoseconds on a small call.
-#[inline]
+/// Inlined for its first tests: one thread asked for, or a total (the call's or the global
+/// default's) with too little work for a second thread, needs no planning, no thread-local
+/// lookup and no budget: worth about 10 ns of a small call (measured on 2×2×2 … 8×8×8).
+#[inline(always)]
 pub(crate) fn plan(
     rntm: &Rntm,
     shape: (usize, usize, usize),
@@ -61,8 +62,25 @@ pub(crate) fn plan(
     match rntm.threading() {
         Threading::Total(1) => single(rntm),
         Threading::Ways(ways) if ways.total() == 1 => single(rntm),
+        Threading::Total(_) if too_little_for_two(shape, prefs) => single(rntm),
+        Threading::Default
+            if too_little_for_two(shape, prefs)
+                && matches!(thread_defaults(), Threading::Total(_)) =>
+        {
+            single(rntm)
+        }
         _ => plan_threads(rntm, shape, bs, prefs),
     }
+}
+
+/// Whether an m×n×k product has less work than two threads' minimum each, so that any total
+/// factorizes to one thread ([`auto_ways`]'s first answer; multiplications only, no division).
+#[inline]
+fn too_little_for_two((m, n, k): (usize, usize, usize), prefs: ThreadPrefs) -> bool {
+    let min_work = prefs.min_work_per_thread.max(1);
+    m.checked_mul(n)
+        .and_then(|mn| mn.checked_mul(k))
+        .is_some_and(|work| work < min_work.saturating_mul(2))
 }
 
 /// One thread.
@@ -97,9 +115,8 @@ fn plan_threads(
         Threading::Total(t) => plan(auto(t), 0),
         Threading::Default => {
             let global = thread_defaults();
-            // A problem too small for a second thread (the first test of `auto_ways`) runs on
-            // the caller's without touching the shared budget's atomics: the common case for
-            // small calls.
+            // A problem too small for a second thread runs on the caller's without touching
+            // the shared budget's atomics (the smallest ones never get here: `plan`).
             if matches!(global, Threading::Total(_)) && auto(2) == SINGLE {
                 return plan(SINGLE, 0);
             }
@@ -155,8 +172,11 @@ pub(crate) fn auto_ways(
     if t <= 1 {
         return SINGLE;
     }
+    if too_little_for_two((m, n, k), prefs) {
+        return SINGLE;
+    }
     // Enough work to repay each thread? (u64 arithmetic when m·n·k fits, which is always in
-    // practice: the u128 division is a libcall, a visible part of a small call.)
+    // practice: the u128 division is a libcall.)
     let min_work = prefs.min_work_per_thread.max(1);
     let affordable = match m.checked_mul(n).and_then(|mn| mn.checked_mul(k)) {
         Some(work) => work / min_work,
@@ -166,8 +186,6 @@ pub(crate) fn auto_ways(
     };
     let t = t.min(affordable.max(1));
     if t == 1 {
-        // Too little work for a second thread: the common answer for small calls, given
-        // before the factorization below (a visible part of a 2×2×2 call).
         return SINGLE;
     }
     // Each dimension in the units a thread takes whole: MR rows, NR columns, KC-deep slices.
