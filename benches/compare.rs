@@ -117,30 +117,42 @@ impl Trans {
 /// A dtype the driver compares: its CBLAS symbol and the gemm crate's entry.
 trait Dtype: Scalar + GemmPair<Self> {
     const CBLAS: &'static [u8];
+    /// Its index in [`CBLAS_SYMBOLS`] (and [`Peer`]'s resolved addresses).
+    const SLOT: usize;
     /// Machine epsilon of the type, for the agreement check.
     const EPS: f64;
 }
 impl Dtype for f32 {
     const CBLAS: &'static [u8] = b"cblas_sgemm\0";
+    const SLOT: usize = 0;
     const EPS: f64 = f32::EPSILON as f64;
 }
 impl Dtype for f64 {
     const CBLAS: &'static [u8] = b"cblas_dgemm\0";
+    const SLOT: usize = 1;
     const EPS: f64 = f64::EPSILON;
 }
 impl Dtype for c32 {
     const CBLAS: &'static [u8] = b"cblas_cgemm\0";
+    const SLOT: usize = 2;
     const EPS: f64 = f32::EPSILON as f64;
 }
 impl Dtype for c64 {
     const CBLAS: &'static [u8] = b"cblas_zgemm\0";
+    const SLOT: usize = 3;
     const EPS: f64 = f64::EPSILON;
 }
+
+/// The CBLAS symbols, by [`Dtype::SLOT`].
+const CBLAS_SYMBOLS: [&[u8]; 4] = [f32::CBLAS, f64::CBLAS, c32::CBLAS, c64::CBLAS];
 
 /// A loaded BLAS library.
 struct Peer {
     name: String,
     lib: Library,
+    /// The ?gemm entry points, looked up once at load: a lookup per call (`dlsym`, about
+    /// 50 ns) was part of every timed peer call, and a tenth of a 32³ sgemm.
+    cblas: [Option<*const c_void>; 4],
 }
 
 impl Peer {
@@ -153,10 +165,19 @@ impl Peer {
         // SAFETY: loading a system BLAS runs its initializers, which is what we want.
         let lib = unsafe { Library::new(path) };
         let peer = match lib {
-            Ok(lib) => Some(Peer {
-                name: name.to_string(),
-                lib,
-            }),
+            Ok(lib) => {
+                let cblas = CBLAS_SYMBOLS.map(|symbol| {
+                    // SAFETY: reading a symbol's address calls nothing.
+                    unsafe { lib.get::<*const c_void>(symbol) }
+                        .ok()
+                        .map(|address| *address)
+                });
+                Some(Peer {
+                    name: name.to_string(),
+                    lib,
+                    cblas,
+                })
+            }
             Err(e) => {
                 eprintln!("compare: skipping {name} ({path}): {e}");
                 None
@@ -171,6 +192,12 @@ impl Peer {
             unsafe { std::env::remove_var(k) };
         }
         peer
+    }
+
+    /// The address of T's CBLAS ?gemm (every CBLAS library has all four).
+    fn cblas_address<T: Dtype>(&self) -> *const c_void {
+        let name = String::from_utf8_lossy(T::CBLAS);
+        self.cblas[T::SLOT].unwrap_or_else(|| panic!("{}: no {name}", self.name))
     }
 
     fn set_threads(&self, n: usize) {
@@ -211,8 +238,8 @@ impl Peer {
         let (ta, tb) = (Trans::cblas(tr.a), Trans::cblas(tr.b));
         let (m, n, k) = (m as c_int, n as c_int, k as c_int);
         if T::IS_COMPLEX {
-            // SAFETY: the CBLAS complex ?gemm signature.
-            let f = unsafe { self.lib.get::<CblasGemmComplex>(T::CBLAS) }.expect("cblas ?gemm");
+            // SAFETY: the address of T's CBLAS complex ?gemm, which has this signature.
+            let f: CblasGemmComplex = unsafe { std::mem::transmute(self.cblas_address::<T>()) };
             let (alpha, beta) = (T::one(), T::zero());
             // SAFETY: column-major buffers as below; the scalars live across the call.
             unsafe {
@@ -235,8 +262,9 @@ impl Peer {
             };
             return;
         }
-        // SAFETY: the CBLAS ?gemm signature; the symbol exists in every CBLAS library.
-        let f = unsafe { self.lib.get::<CblasGemm<T>>(T::CBLAS) }.expect("cblas ?gemm");
+        // SAFETY: the address of T's CBLAS ?gemm, which has this signature (a function
+        // pointer is pointer-sized whatever its parameter types).
+        let f: CblasGemm<T> = unsafe { std::mem::transmute_copy(&self.cblas_address::<T>()) };
         // SAFETY: column-major A, B, C buffers of the stated shapes and leading dimensions.
         unsafe {
             f(
