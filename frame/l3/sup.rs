@@ -107,7 +107,8 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
     let kc = k_block(m, k, size_of::<A>(), limits.k_block_bytes)
         .min(b_k_block(b, limits.max_b_k_span_bytes));
     if kc >= k {
-        // The usual small problem: one block, B as it is.
+        // The usual small problem: one block, B as it is. Also k = 0 (kc is at least 1), so
+        // C is still scaled by beta (`gemm_front` settles k = 0 itself today).
         let block = Block {
             a,
             a_row_step: 1,
