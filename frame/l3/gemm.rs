@@ -133,8 +133,9 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 }
 
 /// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
-/// the sup path's small calls do not pay for these paths' stack frame (a few ns, measured on
-/// 2×2×2).
+/// the sup path's small calls do not pay for these paths' stack frame: merged back into
+/// `gemm_oriented`, a dgemm 2×2×2 call took 36.3 instead of 32.7 ns and 8×8×8 50.5 instead of
+/// 47 ns (the two builds run alternately, three rounds).
 #[inline(never)]
 fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     kernel: &GemmKernel<A, B>,
