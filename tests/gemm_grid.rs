@@ -316,7 +316,8 @@ fn wider_than_nc_at_default_blocksizes() {
 
 /// The degenerate shapes (C with one column, C with one row, and both), which take the gemv
 /// kernels: every op(A) × op(B) × storage of C, A and B, at lengths around the vector width
-/// and the gemv kernels' 4-column blocks, and every alpha × beta class.
+/// and the gemv kernels' blocks (8 or 4 columns in the axpy form, 8 or 4 rows and two vectors
+/// a step in the dot form: with and without remainders), and every alpha × beta class.
 #[test]
 fn one_column_and_one_row() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -329,6 +330,9 @@ fn one_column_and_one_row() {
                 (70, 1, 3),
                 (1, 70, 1),
                 (5, 1, 1),
+                (16, 1, 64),
+                (1, 16, 64),
+                (1, 9, 33),
             ] {
                 for case in Case::every_op_and_storage(m, n, k) {
                     seed += 1;

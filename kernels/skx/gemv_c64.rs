@@ -2,8 +2,9 @@
 //! shapes (C with one column or one row).
 //!
 //! * dtype: c64; CPU features: AVX-512 F.
-//! * A column-stored: axpy form; A row-stored: dot form with conjugation by sign; otherwise
-//!   the reference kernel. beta == 0: y is not read.
+//! * A column-stored: axpy form by blocks of 4 columns; A row-stored: dot form, 4 rows at a
+//!   time, with conjugation by sign; otherwise the reference kernel. beta == 0: y is not
+//!   read.
 //! * The body and its reasoning: `kernels/x86/gemv_complex.rs`.
 
 use crate::kernels::GemvUkrArgs;

@@ -2,8 +2,8 @@
 //! shapes (C with one column or one row).
 //!
 //! * dtype: f32; CPU features: AVX-512 F.
-//! * A column-stored: axpy form by blocks of 4 columns; A row-stored: dot form; otherwise
-//!   the reference kernel. beta == 0: y is not read.
+//! * A column-stored: axpy form by blocks of 8 columns; A row-stored: dot form, 8 rows at a
+//!   time; otherwise the reference kernel. beta == 0: y is not read.
 //! * The body and its reasoning: `kernels/x86/gemv_real.rs`.
 
 use crate::kernels::GemvUkrArgs;

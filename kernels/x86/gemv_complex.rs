@@ -5,15 +5,19 @@
 //! Complex numbers are interleaved (re, im), LANES/2 to a register.
 //!
 //! * A's columns contiguous, y contiguous, A not conjugated: axpy form. y := beta·y, then for
-//!   each column y += A(:, p)·s with s = alpha·op(x(p)), the complex product done as in the
-//!   complex tile kernels (pair swap and `fmaddsub`).
-//! * A's rows contiguous, x contiguous: dot form. Per row two accumulators, Σ a·x lane by lane
-//!   (a_re·x_re, a_im·x_im) and Σ a·swap(x) (a_re·x_im, a_im·x_re); the real and imaginary
-//!   parts of the dot product are sums and differences of their even and odd lanes, with the
-//!   signs set by which of A and x is conjugated.
+//!   each block of 4 columns y += Σ_j A(:, p+j)·s_j with s_j = alpha·op(x(p+j)): the products'
+//!   halves Σ a·s_re and Σ swap(a)·s_im are accumulated apart and joined with one `fmaddsub`
+//!   per vector of y.
+//! * A's rows contiguous, x contiguous: dot form, 4 rows at a time sharing each load of x.
+//!   Per row two accumulators, Σ a·x lane by lane (a_re·x_re, a_im·x_im) and Σ a·swap(x)
+//!   (a_re·x_im, a_im·x_re); the real and imaginary parts of the dot product are sums and
+//!   differences of their even and odd lanes, with the signs set by which of A and x is
+//!   conjugated.
 //! * Anything else: the reference kernel.
 //!
-//! beta == 0: y is not read.
+//! Several streams of A in flight and whole vectors with plain loads, as in `gemv_real.rs`
+//! (one column or row at a time with masked loads ran at a third to two thirds of these
+//! forms, docs/Performance.md). beta == 0: y is not read.
 
 use num_complex::Complex;
 
@@ -67,67 +71,183 @@ where
             };
             V::store_masked(y, mask, v);
         }
-        for p in 0..k {
-            let xp = *args.x.offset(p as isize * args.inc_x);
-            let s = args.alpha * if args.conj_x { xp.conj() } else { xp };
-            let (s_re, s_im) = (V::splat(s.re), V::splat(s.im));
-            let col = args.a.offset(p as isize * args.cs_a);
-            for i in (0..m).step_by(per_vector) {
-                let mask = V::mask(2 * (m - i));
-                let a = V::load_masked(col.add(i).cast::<V::Elem>(), mask);
-                let y = args.y.add(i).cast::<V::Elem>();
-                let prod = V::fmaddsub(a, s_re, V::mul(V::swap_pairs(a), s_im));
-                V::store_masked(y, mask, V::add(V::load_masked(y, mask), prod));
-            }
+        let mut p = 0;
+        while p + AXPY_COLS <= k {
+            axpy_columns::<V, AXPY_COLS>(args, p);
+            p += AXPY_COLS;
+        }
+        while p < k {
+            axpy_columns::<V, 1>(args, p);
+            p += 1;
         }
     }
 }
 
-/// y(i) := alpha·(op(A(i, :))·op(x)) + beta·y(i), row by row (A row-stored, x contiguous).
+/// Columns the axpy form reads at once: each load and store of y serves this many streams
+/// of A.
+const AXPY_COLS: usize = 4;
+
+/// y += Σ_j A(:, p+j)·s_j, s_j = alpha·op(x(p+j)), j < C, one vector of rows at a time. The
+/// products' two halves are summed apart, Σ a·s_re and Σ swap(a)·s_im, and joined once per
+/// vector (even lanes subtract, odd lanes add), so each column costs two FMAs and a swap.
+///
+/// # Safety
+/// As [`axpy_form`], with `p + C <= k`.
+#[inline(always)]
+unsafe fn axpy_columns<V: Simd, const C: usize>(
+    args: &GemvUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
+    p: usize,
+) where
+    V::Elem: Scalar,
+    Complex<V::Elem>: Scalar,
+{
+    // SAFETY: the caller's; rows below m (masked at the tail, two reals per row), columns
+    // p..p+C.
+    unsafe {
+        let cols: [*const V::Elem; C] = std::array::from_fn(|j| {
+            args.a
+                .offset((p + j) as isize * args.cs_a)
+                .cast::<V::Elem>()
+        });
+        let scales: [Complex<V::Elem>; C] = std::array::from_fn(|j| {
+            let xp = *args.x.offset((p + j) as isize * args.inc_x);
+            args.alpha * if args.conj_x { xp.conj() } else { xp }
+        });
+        let s_re: [V; C] = std::array::from_fn(|j| V::splat(scales[j].re));
+        let s_im: [V; C] = std::array::from_fn(|j| V::splat(scales[j].im));
+        let one = V::splat(V::Elem::one());
+        let per_vector = V::LANES / 2;
+        // Whole vectors with plain loads (AVX2's masked loads are slow), then the tail.
+        let mut i = 0;
+        while i + per_vector <= args.m {
+            let y = args.y.add(i).cast::<V::Elem>();
+            let (mut direct, mut crossed) = (V::load(y), V::zero());
+            for j in 0..C {
+                let a = V::load(cols[j].add(2 * i));
+                direct = V::fma(a, s_re[j], direct);
+                crossed = V::fma(V::swap_pairs(a), s_im[j], crossed);
+            }
+            V::store(y, V::fmaddsub(direct, one, crossed));
+            i += per_vector;
+        }
+        if i < args.m {
+            let mask = V::mask(2 * (args.m - i));
+            let y = args.y.add(i).cast::<V::Elem>();
+            let (mut direct, mut crossed) = (V::load_masked(y, mask), V::zero());
+            for j in 0..C {
+                let a = V::load_masked(cols[j].add(2 * i), mask);
+                direct = V::fma(a, s_re[j], direct);
+                crossed = V::fma(V::swap_pairs(a), s_im[j], crossed);
+            }
+            V::store_masked(y, mask, V::fmaddsub(direct, one, crossed));
+        }
+    }
+}
+
+/// y(i) := alpha·(op(A(i, :))·op(x)) + beta·y(i), four rows at a time (A row-stored, x
+/// contiguous; two vectors a step with 32 registers, one with 16), then the remaining rows
+/// one by one.
 #[inline(always)]
 unsafe fn dot_form<V: Simd>(args: &GemvUkrArgs<Complex<V::Elem>, Complex<V::Elem>>)
 where
     V::Elem: Scalar,
     Complex<V::Elem>: Scalar,
 {
-    let (m, k) = (args.m, args.k);
-    let per_vector = V::LANES / 2;
-    // SAFETY: columns below k (masked at the tail, two reals per element), rows below m.
+    // SAFETY: rows below m, columns below k (masked at the tail), as the contract allows.
+    unsafe {
+        let mut i = 0;
+        if V::REGISTERS >= 32 {
+            while i + 4 <= args.m {
+                dot_rows::<V, 4, 2>(args, i);
+                i += 4;
+            }
+        } else {
+            while i + 4 <= args.m {
+                dot_rows::<V, 4, 1>(args, i);
+                i += 4;
+            }
+        }
+        while i < args.m {
+            dot_rows::<V, 1, 2>(args, i);
+            i += 1;
+        }
+    }
+}
+
+/// Rows i..i+R of the dot form: per row two accumulators, two vectors per k step.
+///
+/// # Safety
+/// As [`dot_form`], with `i + R <= m`.
+#[inline(always)]
+unsafe fn dot_rows<V: Simd, const R: usize, const U: usize>(
+    args: &GemvUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
+    i: usize,
+) where
+    V::Elem: Scalar,
+    Complex<V::Elem>: Scalar,
+{
+    // Reals, not complex elements, from here on.
+    let (len, lanes) = (2 * args.k, V::LANES);
+    // SAFETY: the caller's; loads stay below element k of rows i..i+R and of x.
     unsafe {
         let x = args.x.cast::<V::Elem>();
-        for i in 0..m {
-            let row = args.a.offset(i as isize * args.rs_a).cast::<V::Elem>();
-            let (mut direct, mut crossed) = (V::zero(), V::zero());
-            for p in (0..k).step_by(per_vector) {
-                let mask = V::mask(2 * (k - p));
-                let a = V::load_masked(row.add(2 * p), mask);
-                let xv = V::load_masked(x.add(2 * p), mask);
-                direct = V::fma(a, xv, direct);
-                crossed = V::fma(a, V::swap_pairs(xv), crossed);
+        let rows: [*const V::Elem; R] = std::array::from_fn(|r| {
+            args.a
+                .offset((i + r) as isize * args.rs_a)
+                .cast::<V::Elem>()
+        });
+        // [row][u]: direct Σ a·x lane by lane, crossed Σ a·swap(x).
+        let mut direct = [[V::zero(); U]; R];
+        let mut crossed = [[V::zero(); U]; R];
+        let mut q = 0;
+        while q + U * lanes <= len {
+            for u in 0..U {
+                let xv = V::load(x.add(q + u * lanes));
+                let xs = V::swap_pairs(xv);
+                for r in 0..R {
+                    let a = V::load(rows[r].add(q + u * lanes));
+                    direct[r][u] = V::fma(a, xv, direct[r][u]);
+                    crossed[r][u] = V::fma(a, xs, crossed[r][u]);
+                }
             }
-            let mut lanes = [[V::Elem::zero(); 16]; 2];
-            V::store(lanes[0].as_mut_ptr(), direct);
-            V::store(lanes[1].as_mut_ptr(), crossed);
-            let sum = |l: &[V::Elem; 16], odd: bool| {
-                l[..V::LANES]
-                    .iter()
-                    .skip(usize::from(odd))
-                    .step_by(2)
-                    .fold(V::Elem::zero(), |s, &v| s + v)
-            };
-            // direct: even lanes Σ a_re·x_re, odd Σ a_im·x_im; crossed: even Σ a_re·x_im, odd
-            // Σ a_im·x_re. Conjugating a factor flips the sign of its imaginary part.
-            let (rr, ii) = (sum(&lanes[0], false), sum(&lanes[0], true));
-            let (ri, ir) = (sum(&lanes[1], false), sum(&lanes[1], true));
-            let (ca, cx) = (args.conj_a, args.conj_x);
-            let re = if ca == cx { rr - ii } else { rr + ii };
-            let im = match (ca, cx) {
-                (false, false) => ri + ir,
-                (false, true) => ir - ri,
-                (true, false) => ri - ir,
-                (true, true) => -(ri + ir),
-            };
-            let y = args.y.offset(i as isize * args.inc_y);
+            q += U * lanes;
+        }
+        while q < len {
+            let mask = V::mask(len - q);
+            let xv = V::load_masked(x.add(q), mask);
+            let xs = V::swap_pairs(xv);
+            for r in 0..R {
+                let a = V::load_masked(rows[r].add(q), mask);
+                direct[r][0] = V::fma(a, xv, direct[r][0]);
+                crossed[r][0] = V::fma(a, xs, crossed[r][0]);
+            }
+            q += lanes;
+        }
+        // direct: even lanes Σ a_re·x_re, odd Σ a_im·x_im; crossed: even Σ a_re·x_im, odd
+        // Σ a_im·x_re. Conjugating a factor flips the sign of its imaginary part, so
+        // re = rr ∓ ii and im = ±ri ± ir: each a sum of all lanes after a sign per parity.
+        let (ca, cx) = (args.conj_a, args.conj_x);
+        let one = V::Elem::one();
+        let re_signs = (one, if ca == cx { -one } else { one });
+        let im_signs = match (ca, cx) {
+            (false, false) => (one, one),
+            (false, true) => (-one, one),
+            (true, false) => (one, -one),
+            (true, true) => (-one, -one),
+        };
+        let signs = |(even, odd): (V::Elem, V::Elem)| {
+            let mut pattern = [V::Elem::zero(); 16];
+            for (l, s) in pattern.iter_mut().enumerate() {
+                *s = if l % 2 == 0 { even } else { odd };
+            }
+            V::load(pattern.as_ptr())
+        };
+        let (re_signs, im_signs) = (signs(re_signs), signs(im_signs));
+        for r in 0..R {
+            let sum = |acc: &[V; U]| acc[1..].iter().fold(acc[0], |s, &v| V::add(s, v));
+            let re = V::sum_lanes(V::mul(sum(&direct[r]), re_signs));
+            let im = V::sum_lanes(V::mul(sum(&crossed[r]), im_signs));
+            let y = args.y.offset((i + r) as isize * args.inc_y);
             let old = if args.beta.is_zero() {
                 Complex::<V::Elem>::zero()
             } else {

@@ -2,18 +2,25 @@
 //! files (`kernels/skx/gemv_f32.rs`, …) inside their `#[target_feature]` shells. The contract
 //! is `GemvUkr` in `kernels/mod.rs`.
 //!
-//! Memory-bound, so the point is reading A once, in the order its memory runs:
+//! Memory-bound, so the point is reading A once, in the order its memory runs, with several
+//! streams of A in flight (one stream at a time left a core at 60–70 % of the bandwidth BLIS
+//! reached on the same shapes, docs/Performance.md, "Degenerate shapes"):
 //!
 //! * A's columns contiguous (unit row stride), y contiguous: axpy form. y := beta·y, then for
-//!   each block of 4 columns, y += A(:, p..p+4)·(alpha·x(p..p+4)), walking down the rows
-//!   one vector at a time: 4 A loads, 1 y load and store, 4 FMAs per vector; y stays in L1
-//!   for the m this path gets (it is a column, m·size bytes).
-//! * A's rows contiguous (unit column stride), x contiguous: dot form. y(i) = alpha·(A(i, :)·x)
-//!   + beta·y(i), four vector accumulators per row, summed at the end.
+//!   each block of 8 columns, y += A(:, p..p+8)·(alpha·x(p..p+8)), walking down the rows
+//!   one vector at a time: 8 A loads, 1 y load and store, 8 FMAs per vector; y stays in L1
+//!   for the m this path gets (it is a column, m·size bytes). 8 columns beat 4 by 10–20 % on
+//!   4096×1×4096; 16 lost half (columns a multiple of 4 KiB apart overfill an L1 set).
+//! * A's rows contiguous (unit column stride), x contiguous: dot form,
+//!   y(i) = alpha·(A(i, :)·x) + beta·y(i), 8 rows at a time sharing each load of x (two
+//!   vectors a step with 32 registers, one with 16), each row's accumulators summed at the
+//!   end by halving ([`Simd::sum_lanes`]); leftover rows one at a time with four
+//!   accumulators.
 //! * Anything else: the reference kernel. When both forms apply, the dot form is used for
 //!   fewer rows than a vector holds (a single row is a dot product).
 //!
-//! Row tails are masked loads/stores. beta == 0: y is not read.
+//! Whole vectors use plain loads, tails masked loads/stores (AVX2's masked loads are slow
+//! enough to halve the axpy form's speed). beta == 0: y is not read.
 
 use crate::kernels::GemvUkrArgs;
 use crate::kernels::reference::gemv_ukr;
@@ -69,7 +76,7 @@ pub(crate) fn form<A: Element, B: Element>(
     }
 }
 
-/// y := beta·y + A·(alpha·x) by blocks of four columns (A column-stored, y contiguous).
+/// y := beta·y + A·(alpha·x) by blocks of [`AXPY_COLS`] columns (A column-stored, y contiguous).
 #[inline(always)]
 unsafe fn axpy_form<V: Simd>(args: &GemvUkrArgs<V::Elem, V::Elem>)
 where
@@ -90,77 +97,128 @@ where
             };
             V::store_masked(y, mask, v);
         }
-        let col = |p: usize| args.a.offset(p as isize * args.cs_a);
-        let scaled_x = |p: usize| args.alpha * *args.x.offset(p as isize * args.inc_x);
         let mut p = 0;
-        while p + 4 <= k {
-            let (a0, a1, a2, a3) = (col(p), col(p + 1), col(p + 2), col(p + 3));
-            let s = [
-                V::splat(scaled_x(p)),
-                V::splat(scaled_x(p + 1)),
-                V::splat(scaled_x(p + 2)),
-                V::splat(scaled_x(p + 3)),
-            ];
-            for i in (0..m).step_by(lanes) {
-                let mask = V::mask(m - i);
-                let y = args.y.add(i);
-                let mut v = V::load_masked(y, mask);
-                v = V::fma(V::load_masked(a0.add(i), mask), s[0], v);
-                v = V::fma(V::load_masked(a1.add(i), mask), s[1], v);
-                v = V::fma(V::load_masked(a2.add(i), mask), s[2], v);
-                v = V::fma(V::load_masked(a3.add(i), mask), s[3], v);
-                V::store_masked(y, mask, v);
-            }
-            p += 4;
+        while p + AXPY_COLS <= k {
+            axpy_columns::<V, AXPY_COLS>(args, p);
+            p += AXPY_COLS;
         }
         while p < k {
-            let (a0, s0) = (col(p), V::splat(scaled_x(p)));
-            for i in (0..m).step_by(lanes) {
-                let mask = V::mask(m - i);
-                let y = args.y.add(i);
-                let v = V::fma(V::load_masked(a0.add(i), mask), s0, V::load_masked(y, mask));
-                V::store_masked(y, mask, v);
-            }
+            axpy_columns::<V, 1>(args, p);
             p += 1;
         }
     }
 }
 
-/// y(i) := alpha·(A(i, :)·x) + beta·y(i), row by row (A row-stored, x contiguous).
+/// Columns the axpy form reads at once: each load and store of y serves this many streams
+/// of A.
+const AXPY_COLS: usize = 8;
+
+/// y += A(:, p..p+C)·(alpha·x(p..p+C)), one vector of rows at a time.
+///
+/// # Safety
+/// As [`axpy_form`], with `p + C <= k`.
+#[inline(always)]
+unsafe fn axpy_columns<V: Simd, const C: usize>(args: &GemvUkrArgs<V::Elem, V::Elem>, p: usize)
+where
+    V::Elem: Scalar,
+{
+    // SAFETY: the caller's; rows below m (masked at the tail), columns p..p+C.
+    unsafe {
+        let cols: [*const V::Elem; C] =
+            std::array::from_fn(|j| args.a.offset((p + j) as isize * args.cs_a));
+        let scaled_x: [V; C] = std::array::from_fn(|j| {
+            V::splat(args.alpha * *args.x.offset((p + j) as isize * args.inc_x))
+        });
+        // Whole vectors with plain loads (AVX2's masked loads are slow), then the tail.
+        let mut i = 0;
+        while i + V::LANES <= args.m {
+            let y = args.y.add(i);
+            let mut v = V::load(y);
+            for (col, &s) in cols.iter().zip(&scaled_x) {
+                v = V::fma(V::load(col.add(i)), s, v);
+            }
+            V::store(y, v);
+            i += V::LANES;
+        }
+        if i < args.m {
+            let mask = V::mask(args.m - i);
+            let y = args.y.add(i);
+            let mut v = V::load_masked(y, mask);
+            for (col, &s) in cols.iter().zip(&scaled_x) {
+                v = V::fma(V::load_masked(col.add(i), mask), s, v);
+            }
+            V::store_masked(y, mask, v);
+        }
+    }
+}
+
+/// y(i) := alpha·(A(i, :)·x) + beta·y(i), eight rows at a time (A row-stored, x contiguous),
+/// then the remaining rows one by one.
 #[inline(always)]
 unsafe fn dot_form<V: Simd>(args: &GemvUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar,
 {
-    let (m, k) = (args.m, args.k);
-    let lanes = V::LANES;
-    // SAFETY: columns below k (masked at the tail), rows below m, as the contract allows.
+    // SAFETY: rows below m, columns below k (masked at the tail), as the contract allows.
     unsafe {
-        for i in 0..m {
-            let row = args.a.offset(i as isize * args.rs_a);
-            let mut acc = [V::zero(); 4];
-            let mut p = 0;
-            while p + 4 * lanes <= k {
-                for (j, acc_j) in acc.iter_mut().enumerate() {
-                    let q = p + j * lanes;
-                    *acc_j = V::fma(V::load(row.add(q)), V::load(args.x.add(q)), *acc_j);
+        let mut i = 0;
+        if V::REGISTERS >= 32 {
+            while i + 8 <= args.m {
+                dot_rows::<V, 8, 2>(args, i);
+                i += 8;
+            }
+        } else {
+            while i + 8 <= args.m {
+                dot_rows::<V, 8, 1>(args, i);
+                i += 8;
+            }
+        }
+        while i < args.m {
+            dot_rows::<V, 1, 4>(args, i);
+            i += 1;
+        }
+    }
+}
+
+/// Rows i..i+R of the dot form, U vectors per row and k step.
+///
+/// # Safety
+/// As [`dot_form`], with `i + R <= m`.
+#[inline(always)]
+unsafe fn dot_rows<V: Simd, const R: usize, const U: usize>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+    i: usize,
+) where
+    V::Elem: Scalar,
+{
+    let (k, lanes) = (args.k, V::LANES);
+    // SAFETY: the caller's; loads stay below column k of rows i..i+R and of x.
+    unsafe {
+        let rows: [*const V::Elem; R] =
+            std::array::from_fn(|r| args.a.offset((i + r) as isize * args.rs_a));
+        let mut acc = [[V::zero(); U]; R];
+        let mut p = 0;
+        while p + U * lanes <= k {
+            for u in 0..U {
+                let q = p + u * lanes;
+                let x = V::load(args.x.add(q));
+                for (row, acc_r) in rows.iter().zip(acc.iter_mut()) {
+                    acc_r[u] = V::fma(V::load(row.add(q)), x, acc_r[u]);
                 }
-                p += 4 * lanes;
             }
-            while p < k {
-                let mask = V::mask(k - p);
-                acc[0] = V::fma(
-                    V::load_masked(row.add(p), mask),
-                    V::load_masked(args.x.add(p), mask),
-                    acc[0],
-                );
-                p += lanes;
+            p += U * lanes;
+        }
+        while p < k {
+            let mask = V::mask(k - p);
+            let x = V::load_masked(args.x.add(p), mask);
+            for (row, acc_r) in rows.iter().zip(acc.iter_mut()) {
+                acc_r[0] = V::fma(V::load_masked(row.add(p), mask), x, acc_r[0]);
             }
-            let total = V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3]));
-            let mut parts = [V::Elem::zero(); 16];
-            V::store(parts.as_mut_ptr(), total);
-            let sum = parts[..lanes].iter().fold(V::Elem::zero(), |s, &x| s + x);
-            let y = args.y.offset(i as isize * args.inc_y);
+            p += lanes;
+        }
+        for (r, acc_r) in acc.iter().enumerate() {
+            let sum = V::sum_lanes(acc_r[1..].iter().fold(acc_r[0], |s, &v| V::add(s, v)));
+            let y = args.y.offset((i + r) as isize * args.inc_y);
             let old = if args.beta.is_zero() {
                 V::Elem::zero()
             } else {

@@ -22,6 +22,9 @@ pub(crate) unsafe trait Simd: Copy {
     type Mask: Copy;
     /// Elements per register.
     const LANES: usize;
+    /// Registers of this width the ISA has (16 ymm with AVX2, 32 zmm with AVX-512): how
+    /// many accumulators a body can keep without spilling.
+    const REGISTERS: usize;
 
     /// All lanes zero.
     unsafe fn zero() -> Self;
@@ -47,6 +50,9 @@ pub(crate) unsafe trait Simd: Copy {
     unsafe fn swap_pairs(v: Self) -> Self;
     /// `a·b − c` in even lanes, `a·b + c` in odd lanes.
     unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self;
+    /// The sum of the lanes, halving the register each step (log2(LANES) dependent adds,
+    /// not LANES − 1).
+    unsafe fn sum_lanes(v: Self) -> Self::Elem;
 }
 
 /// How a packed element type reaches a register of `V`: f32 and f64 as they are, bf16 widened
@@ -85,6 +91,7 @@ unsafe impl Simd for Zmm32 {
     type Elem = f32;
     type Mask = __mmask16;
     const LANES: usize = 16;
+    const REGISTERS: usize = 32;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the trait's contract.
@@ -144,6 +151,11 @@ unsafe impl Simd for Zmm32 {
         // SAFETY: the trait's contract.
         unsafe { Zmm32(_mm512_fmaddsub_ps(a.0, b.0, c.0)) }
     }
+    #[inline(always)]
+    unsafe fn sum_lanes(v: Self) -> f32 {
+        // SAFETY: the trait's contract.
+        unsafe { _mm512_reduce_add_ps(v.0) }
+    }
 }
 
 // SAFETY: AVX-512 F intrinsics only; callers guarantee the feature (module docs).
@@ -151,6 +163,7 @@ unsafe impl Simd for Zmm64 {
     type Elem = f64;
     type Mask = __mmask8;
     const LANES: usize = 8;
+    const REGISTERS: usize = 32;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the trait's contract.
@@ -210,6 +223,11 @@ unsafe impl Simd for Zmm64 {
         // SAFETY: the trait's contract.
         unsafe { Zmm64(_mm512_fmaddsub_pd(a.0, b.0, c.0)) }
     }
+    #[inline(always)]
+    unsafe fn sum_lanes(v: Self) -> f64 {
+        // SAFETY: the trait's contract.
+        unsafe { _mm512_reduce_add_pd(v.0) }
+    }
 }
 
 // SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
@@ -217,6 +235,7 @@ unsafe impl Simd for Ymm32 {
     type Elem = f32;
     type Mask = __m256i;
     const LANES: usize = 8;
+    const REGISTERS: usize = 16;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the trait's contract.
@@ -280,6 +299,15 @@ unsafe impl Simd for Ymm32 {
         // SAFETY: the trait's contract.
         unsafe { Ymm32(_mm256_fmaddsub_ps(a.0, b.0, c.0)) }
     }
+    #[inline(always)]
+    unsafe fn sum_lanes(v: Self) -> f32 {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let half = _mm_add_ps(_mm256_castps256_ps128(v.0), _mm256_extractf128_ps::<1>(v.0));
+            let quarter = _mm_add_ps(half, _mm_movehl_ps(half, half));
+            _mm_cvtss_f32(_mm_add_ss(quarter, _mm_movehdup_ps(quarter)))
+        }
+    }
 }
 
 // SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
@@ -287,6 +315,7 @@ unsafe impl Simd for Ymm64 {
     type Elem = f64;
     type Mask = __m256i;
     const LANES: usize = 4;
+    const REGISTERS: usize = 16;
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the trait's contract.
@@ -349,6 +378,14 @@ unsafe impl Simd for Ymm64 {
     unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self {
         // SAFETY: the trait's contract.
         unsafe { Ymm64(_mm256_fmaddsub_pd(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn sum_lanes(v: Self) -> f64 {
+        // SAFETY: the trait's contract.
+        unsafe {
+            let half = _mm_add_pd(_mm256_castpd256_pd128(v.0), _mm256_extractf128_pd::<1>(v.0));
+            _mm_cvtsd_f64(_mm_add_sd(half, _mm_unpackhi_pd(half, half)))
+        }
     }
 }
 
