@@ -317,7 +317,8 @@ fn wider_than_nc_at_default_blocksizes() {
 /// The degenerate shapes (C with one column, C with one row, and both), which take the gemv
 /// kernels: every op(A) × op(B) × storage of C, A and B, at lengths around the vector width
 /// and the gemv kernels' blocks (8 or 4 columns in the axpy form, 8 or 4 rows and two vectors
-/// a step in the dot form: with and without remainders), and every alpha × beta class.
+/// a step in the dot form: with and without remainders, and with streams a multiple of 4 KiB
+/// apart), and every alpha × beta class.
 #[test]
 fn one_column_and_one_row() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -333,6 +334,10 @@ fn one_column_and_one_row() {
                 (16, 1, 64),
                 (1, 16, 64),
                 (1, 9, 33),
+                // Column-major A or B with ld = 1024: real streams 4 or 8 KiB apart, which
+                // the real forms read 4 at a time instead of 8.
+                (1021, 1, 9),
+                (1, 9, 1021),
             ] {
                 for case in Case::every_op_and_storage(m, n, k) {
                     seed += 1;
