@@ -129,7 +129,7 @@ fn fewer_streams(stride: isize, size: usize, m: usize, k: usize) -> bool {
     const LINE: usize = 64;
     const CACHED_BYTES: usize = 8 << 20;
     let offset = stride.unsigned_abs().wrapping_mul(size) % WAY;
-    let same_set = offset < LINE || offset > WAY - LINE;
+    let same_set = !(LINE..=WAY - LINE).contains(&offset);
     same_set && m.saturating_mul(k).saturating_mul(size) <= CACHED_BYTES
 }
 
