@@ -209,7 +209,7 @@ fn nan_in_c_is_overwritten_when_beta_is_zero() {
                 let mut rng = Rng::new(13);
                 for (seed, st_c) in Storage::ALL.into_iter().enumerate() {
                     for alpha in SCALAR_CLASSES {
-                        for (m, n, k) in [(9, 7, 5), (1, 1, 1), (17, 3, 0)] {
+                        for (m, n, k) in [(9, 7, 5), (1, 1, 1), (17, 3, 0), (400, 2, 1)] {
                             let case = Case {
                                 st_c,
                                 alpha,
@@ -318,7 +318,8 @@ fn wider_than_nc_at_default_blocksizes() {
 /// kernels: every op(A) × op(B) × storage of C, A and B, at lengths around the vector width
 /// and the gemv kernels' blocks (8 or 4 columns in the axpy form, 8 or 4 rows and two vectors
 /// a step in the dot form: with and without remainders, and with streams a multiple of 4 KiB
-/// apart), and every alpha × beta class.
+/// apart), the outer products written column by column by the same kernels (k = 1), and every
+/// alpha × beta class.
 #[test]
 fn one_column_and_one_row() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -338,6 +339,11 @@ fn one_column_and_one_row() {
                 // the real forms read 4 at a time instead of 8.
                 (1021, 1, 9),
                 (1, 9, 1021),
+                // k = 1 with long columns of C: the outer product, column by column through
+                // the gemv kernel (either way round, by C's storage), and one just short of it.
+                (400, 3, 1),
+                (3, 400, 1),
+                (383, 2, 1),
             ] {
                 for case in Case::every_op_and_storage(m, n, k) {
                     seed += 1;
@@ -347,13 +353,13 @@ fn one_column_and_one_row() {
             let mut rng = Rng::new(53);
             for alpha in SCALAR_CLASSES {
                 for beta in SCALAR_CLASSES {
-                    for (m, n) in [(33, 1), (1, 33)] {
+                    for (m, n, k) in [(33, 1, 41), (1, 33, 41), (400, 2, 1)] {
                         seed += 1;
                         let case = Case {
                             alpha,
                             beta,
                             values: Values::Uniform,
-                            ..Case::random(&mut rng, m, n, 41)
+                            ..Case::random(&mut rng, m, n, k)
                         };
                         run(&full, &case, seed);
                     }

@@ -31,14 +31,15 @@
 //! settles the cases that need no loop nest, orients the problem to the kernel's preferred C
 //! storage, plans the threads (`frame/thread/plan.rs`), and sends single-threaded problems
 //! with a compact A down the unpacked sup path, larger ones whose B reads well in place down
-//! the same kernels with only A packed (both `frame/l3/sup.rs`), and tall ones to
-//! `frame/l3/tall.rs`. Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
+//! the same kernels with only A packed (both `frame/l3/sup.rs`), tall ones to
+//! `frame/l3/tall.rs`, and outer products (k = 1) column by column to the gemv kernel
+//! (`frame/l3/gemv.rs`). Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
 
 use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
-use crate::l3::gemv::gemm_gemv;
+use crate::l3::gemv::{gemm_by_columns, gemm_gemv};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{gemm_sup, gemm_sup_packed_a, packs_only_a, splits_k_over_large_c};
@@ -102,6 +103,17 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     gemm_oriented(cntx, kernel, alpha, a, b, beta, c, rntm)
 }
 
+/// The shortest columns of C (in elements) that an outer product (k = 1) writes column by
+/// column rather than tile by tile. Measured on skx, one thread, beta = 0, GFLOPS tiles →
+/// columns: sgemm 512×512×1 24.4 → 27.5, 500×2000×1 28.9 → 32.4, 1024×1024×1 8.9 → 30.1 (C's
+/// columns 4 KiB apart: the tiles' column writes crowd one L1 set), 4096×4096×1 6.1 → 11.0;
+/// dgemm 4.8 → 17.0, 12.4 → 17.1, 4.8 → 15.3, 3.5 → 4.3; cgemm and zgemm 1.4–2.1× faster at
+/// the same shapes; but sgemm 64×4096×1 26.7 → 17.5 and 256×1024×1 35.1 → 32.3, where a gemv
+/// call per short column costs more than it saves. k = 2…4 stays with the tiles: columns win
+/// only where C's columns alias (sgemm 2048×2048×2 17 → 28) and lose elsewhere (1000×1000×4
+/// 59 → 43, docs/Performance.md).
+const OUTER_PRODUCT_MIN_M: usize = 384;
+
 /// [`gemm_front`] once C is in the kernel's preferred orientation: plans the threads and
 /// picks the path (sup, tall, packed A only, or the loop nest).
 #[allow(clippy::too_many_arguments)]
@@ -117,6 +129,18 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Result<()> {
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
+    // An outer product (k = 1) on one thread: C column by column through the gemv kernel
+    // (frame/l3/gemv.rs).
+    if shape.2 == 1
+        && shape.0 >= OUTER_PRODUCT_MIN_M
+        && plan.ways == SINGLE
+        && a.row_stride() == 1
+        && !a.is_conj()
+        && c.row_stride() == 1
+        && let Some(gemv) = kernel.gemv()
+    {
+        return gemm_by_columns(gemv, alpha, a, b, beta, c);
+    }
     // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs),
     // unless k would be split over a large C and packing A is allowed.
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());

@@ -3,7 +3,8 @@
 //! not arithmetic: packing A would double the traffic, and a tile kernel would waste most of
 //! its lanes, so they go to the context's gemv kernel, which streams A once (contract:
 //! `GemvUkr` in `kernels/mod.rs`). Chosen by `gemm_front` for every dtype with a gemv
-//! kernel; runs on the calling thread.
+//! kernel; runs on the calling thread. The same kernel also writes outer products (k = 1),
+//! one column of C per call ([`gemm_by_columns`], chosen in `gemm_oriented`).
 
 use crate::error::Result;
 use crate::kernels::{GemvUkr, GemvUkrArgs};
@@ -38,5 +39,42 @@ pub(crate) fn gemm_gemv<A: GemmPair<B>, B: Element>(
     // SAFETY: A (m×k), x (k elements of B's column) and y (C's column) are checked views,
     // C exclusively borrowed; the context's kernel runs on this CPU.
     unsafe { gemv(&args) };
+    Ok(())
+}
+
+/// C (m×n) := alpha·A (m×k)·B (k×n) + beta·C through `gemv`, one column of C at a time: for a
+/// short k (the outer-product shapes), where C is nearly all the traffic and writing it
+/// column by column, one stream, beats the tile kernels' MR×NR tiles; operands checked.
+pub(crate) fn gemm_by_columns<A: GemmPair<B>, B: Element>(
+    gemv: GemvUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let mut args = GemvUkrArgs {
+        m: c.nrows(),
+        k: a.ncols(),
+        alpha,
+        a: a.as_ptr(),
+        rs_a: a.row_stride(),
+        cs_a: a.col_stride(),
+        conj_a: a.is_conj(),
+        x: b.as_ptr(),
+        inc_x: b.row_stride(),
+        conj_x: b.is_conj(),
+        beta,
+        y: c.as_mut_ptr(),
+        inc_y: c.row_stride(),
+    };
+    for j in 0..c.ncols() {
+        args.x = b.as_ptr().wrapping_offset(j as isize * b.col_stride());
+        args.y = c.ptr_at(0, j);
+        // SAFETY: A (m×k), x (column j of B, k elements) and y (column j of C, m elements)
+        // are in checked views, C exclusively borrowed; the context's kernel runs on this
+        // CPU.
+        unsafe { gemv(&args) };
+    }
     Ok(())
 }

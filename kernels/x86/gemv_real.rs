@@ -85,34 +85,55 @@ where
     V::Elem: Scalar,
 {
     let (m, k) = (args.m, args.k);
-    let lanes = V::LANES;
     // SAFETY: rows below m (masked at the tail), columns below k, as the contract allows.
     unsafe {
-        let beta = V::splat(args.beta);
-        for i in (0..m).step_by(lanes) {
-            let mask = V::mask(m - i);
-            let y = args.y.add(i);
-            let v = if args.beta.is_zero() {
-                V::zero()
-            } else {
-                V::mul(beta, V::load_masked(y, mask))
-            };
-            V::store_masked(y, mask, v);
-        }
-        let mut p = 0;
-        if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
-            while p + 4 <= k {
-                axpy_columns::<V, 4>(args, p);
-                p += 4;
+        if k == 0 {
+            // No column to fold the scaling into: y := beta·y alone.
+            for i in (0..m).step_by(V::LANES) {
+                let mask = V::mask(m - i);
+                let y = args.y.add(i);
+                let v = if args.beta.is_zero() {
+                    V::zero()
+                } else {
+                    V::mul(V::splat(args.beta), V::load_masked(y, mask))
+                };
+                V::store_masked(y, mask, v);
             }
+        } else if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
+            axpy_blocks::<V, 4>(args);
         } else {
-            while p + 8 <= k {
-                axpy_columns::<V, 8>(args, p);
-                p += 8;
-            }
+            axpy_blocks::<V, 8>(args);
+        }
+    }
+}
+
+/// The axpy form's column blocks, W at a time, then one by one; the first block also applies
+/// beta, so that y is written once per block and a short k (the outer products of
+/// `gemm_by_columns`) passes over y once.
+///
+/// # Safety
+/// As [`axpy_form`], with `k >= 1`.
+#[inline(always)]
+unsafe fn axpy_blocks<V: Simd, const W: usize>(args: &GemvUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    let k = args.k;
+    // SAFETY: the caller's; every block is within columns 0..k.
+    unsafe {
+        let mut p = if k >= W {
+            axpy_columns::<V, W, true>(args, 0);
+            W
+        } else {
+            axpy_columns::<V, 1, true>(args, 0);
+            1
+        };
+        while p + W <= k {
+            axpy_columns::<V, W, false>(args, p);
+            p += W;
         }
         while p < k {
-            axpy_columns::<V, 1>(args, p);
+            axpy_columns::<V, 1, false>(args, p);
             p += 1;
         }
     }
@@ -133,13 +154,16 @@ fn fewer_streams(stride: isize, size: usize, m: usize, k: usize) -> bool {
     same_set && m.saturating_mul(k).saturating_mul(size) <= CACHED_BYTES
 }
 
-/// y += A(:, p..p+C)·(alpha·x(p..p+C)), one vector of rows at a time.
+/// y += A(:, p..p+C)·(alpha·x(p..p+C)), one vector of rows at a time; with FIRST, y's old
+/// value is scaled by beta first (not read when beta = 0).
 ///
 /// # Safety
 /// As [`axpy_form`], with `p + C <= k`.
 #[inline(always)]
-unsafe fn axpy_columns<V: Simd, const C: usize>(args: &GemvUkrArgs<V::Elem, V::Elem>, p: usize)
-where
+unsafe fn axpy_columns<V: Simd, const C: usize, const FIRST: bool>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+    p: usize,
+) where
     V::Elem: Scalar,
 {
     // SAFETY: the caller's; rows below m (masked at the tail), columns p..p+C.
@@ -149,11 +173,18 @@ where
         let scaled_x: [V; C] = std::array::from_fn(|j| {
             V::splat(args.alpha * *args.x.offset((p + j) as isize * args.inc_x))
         });
+        let beta = V::splat(args.beta);
         // Whole vectors with plain loads (AVX2's masked loads are slow), then the tail.
         let mut i = 0;
         while i + V::LANES <= args.m {
             let y = args.y.add(i);
-            let mut v = V::load(y);
+            let mut v = if !FIRST {
+                V::load(y)
+            } else if args.beta.is_zero() {
+                V::zero()
+            } else {
+                V::mul(beta, V::load(y))
+            };
             for (col, &s) in cols.iter().zip(&scaled_x) {
                 v = V::fma(V::load(col.add(i)), s, v);
             }
@@ -163,7 +194,13 @@ where
         if i < args.m {
             let mask = V::mask(args.m - i);
             let y = args.y.add(i);
-            let mut v = V::load_masked(y, mask);
+            let mut v = if !FIRST {
+                V::load_masked(y, mask)
+            } else if args.beta.is_zero() {
+                V::zero()
+            } else {
+                V::mul(beta, V::load_masked(y, mask))
+            };
             for (col, &s) in cols.iter().zip(&scaled_x) {
                 v = V::fma(V::load_masked(col.add(i), mask), s, v);
             }
