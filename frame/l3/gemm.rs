@@ -39,7 +39,7 @@ use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
-use crate::l3::gemv::{gemm_by_columns, gemm_gemv};
+use crate::l3::gemv::gemm_by_columns;
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{gemm_sup, gemm_sup_packed_a, packs_only_a, splits_k_over_large_c};
@@ -77,12 +77,12 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     // One column or one row: a gemv, streamed once instead of packed (frame/l3/gemv.rs).
     if let Some(gemv) = kernel.gemv() {
         if c.ncols() == 1 {
-            return gemm_gemv(gemv, alpha, a, b, beta, c);
+            return gemm_by_columns(gemv, alpha, a, b, beta, c);
         }
         if c.nrows() == 1
             && let Some((bt, at)) = A::swapped(a, b)
         {
-            return gemm_gemv(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
+            return gemm_by_columns(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes

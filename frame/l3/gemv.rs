@@ -11,40 +11,10 @@ use crate::kernels::{GemvUkr, GemvUkrArgs};
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
-/// C (m×1) := alpha·A (m×k)·B (k×1) + beta·C through `gemv`; operands checked.
-pub(crate) fn gemm_gemv<A: GemmPair<B>, B: Element>(
-    gemv: GemvUkr<A, B>,
-    alpha: A::Acc,
-    a: &MatRef<A>,
-    b: &MatRef<B>,
-    beta: A::Acc,
-    c: &mut MatMut<A::Acc>,
-) -> Result<()> {
-    debug_assert!(c.ncols() == 1 && b.ncols() == 1);
-    let args = GemvUkrArgs {
-        m: c.nrows(),
-        k: a.ncols(),
-        alpha,
-        a: a.as_ptr(),
-        rs_a: a.row_stride(),
-        cs_a: a.col_stride(),
-        conj_a: a.is_conj(),
-        x: b.as_ptr(),
-        inc_x: b.row_stride(),
-        conj_x: b.is_conj(),
-        beta,
-        y: c.as_mut_ptr(),
-        inc_y: c.row_stride(),
-    };
-    // SAFETY: A (m×k), x (k elements of B's column) and y (C's column) are checked views,
-    // C exclusively borrowed; the context's kernel runs on this CPU.
-    unsafe { gemv(&args) };
-    Ok(())
-}
-
-/// C (m×n) := alpha·A (m×k)·B (k×n) + beta·C through `gemv`, one column of C at a time: for a
-/// short k (the outer-product shapes), where C is nearly all the traffic and writing it
-/// column by column, one stream, beats the tile kernels' MR×NR tiles; operands checked.
+/// C (m×n) := alpha·A (m×k)·B (k×n) + beta·C through `gemv`, one column of C at a time; operands
+/// checked. One call for C with one column; for an outer product (k = 1), where C is nearly
+/// all the traffic, writing it column by column, one stream, beats the tile kernels' MR×NR
+/// tiles.
 pub(crate) fn gemm_by_columns<A: GemmPair<B>, B: Element>(
     gemv: GemvUkr<A, B>,
     alpha: A::Acc,
