@@ -4,10 +4,10 @@
 //!
 //! Complex numbers are interleaved (re, im), LANES/2 to a register.
 //!
-//! * A's columns contiguous, y contiguous, A not conjugated: axpy form. y := beta·y, then for
-//!   each block of 4 columns y += Σ_j A(:, p+j)·s_j with s_j = alpha·op(x(p+j)): the products'
-//!   halves Σ a·s_re and Σ swap(a)·s_im are accumulated apart and joined with one `fmaddsub`
-//!   per vector of y.
+//! * A's columns contiguous, y contiguous, A not conjugated: axpy form. For each block of 4
+//!   columns y += Σ_j A(:, p+j)·s_j with s_j = alpha·op(x(p+j)) (the first block scales y by
+//!   beta on the way, as in `gemv_real.rs`): the products' halves Σ a·s_re and Σ swap(a)·s_im
+//!   are accumulated apart and joined with one `fmaddsub` per vector of y.
 //! * A's rows contiguous, x contiguous: dot form, 4 rows at a time sharing each load of x.
 //!   Per row two accumulators, Σ a·x lane by lane (a_re·x_re, a_im·x_im) and Σ a·swap(x)
 //!   (a_re·x_im, a_im·x_re); the real and imaginary parts of the dot product are sums and
@@ -23,7 +23,7 @@ use num_complex::Complex;
 
 use crate::kernels::GemvUkrArgs;
 use crate::kernels::reference::gemv_ukr;
-use crate::kernels::x86::gemv_real::{Form, form};
+use crate::kernels::x86::gemv_real::{AxpyColumns, Form, axpy_blocks, form};
 use crate::kernels::x86::simd::Simd;
 use crate::types::{Element, Scalar};
 
@@ -59,6 +59,10 @@ where
     let per_vector = V::LANES / 2;
     // SAFETY: rows below m (masked at the tail, two reals per row), columns below k.
     unsafe {
+        if k > 0 {
+            return axpy_blocks::<AXPY_COLS>(k, &ComplexColumns::<V>(args));
+        }
+        // No column to fold the scaling into: y := beta·y alone.
         for i in (0..m).step_by(per_vector) {
             let mask = V::mask(2 * (m - i));
             let y = args.y.add(i).cast::<V::Elem>();
@@ -71,15 +75,6 @@ where
             };
             V::store_masked(y, mask, v);
         }
-        let mut p = 0;
-        while p + AXPY_COLS <= k {
-            axpy_columns::<V, AXPY_COLS>(args, p);
-            p += AXPY_COLS;
-        }
-        while p < k {
-            axpy_columns::<V, 1>(args, p);
-            p += 1;
-        }
     }
 }
 
@@ -87,14 +82,34 @@ where
 /// of A.
 const AXPY_COLS: usize = 4;
 
+/// The complex axpy form's blocks ([`axpy_columns`]).
+struct ComplexColumns<'a, V: Simd>(&'a GemvUkrArgs<Complex<V::Elem>, Complex<V::Elem>>)
+where
+    V::Elem: Scalar,
+    Complex<V::Elem>: Scalar;
+
+impl<V: Simd> AxpyColumns for ComplexColumns<'_, V>
+where
+    V::Elem: Scalar,
+    Complex<V::Elem>: Scalar,
+{
+    #[inline(always)]
+    unsafe fn columns<const C: usize, const FIRST: bool>(&self, p: usize) {
+        // SAFETY: passed on.
+        unsafe { axpy_columns::<V, C, FIRST>(self.0, p) }
+    }
+}
+
 /// y += Σ_j A(:, p+j)·s_j, s_j = alpha·op(x(p+j)), j < C, one vector of rows at a time. The
 /// products' two halves are summed apart, Σ a·s_re and Σ swap(a)·s_im, and joined once per
 /// vector (even lanes subtract, odd lanes add), so each column costs two FMAs and a swap.
+/// With FIRST, y's old value enters scaled by beta the same way (y·beta_re into the first
+/// half, swap(y)·beta_im into the second; not read when beta = 0).
 ///
 /// # Safety
 /// As [`axpy_form`], with `p + C <= k`.
 #[inline(always)]
-unsafe fn axpy_columns<V: Simd, const C: usize>(
+unsafe fn axpy_columns<V: Simd, const C: usize, const FIRST: bool>(
     args: &GemvUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
     p: usize,
 ) where
@@ -116,12 +131,26 @@ unsafe fn axpy_columns<V: Simd, const C: usize>(
         let s_re: [V; C] = std::array::from_fn(|j| V::splat(scales[j].re));
         let s_im: [V; C] = std::array::from_fn(|j| V::splat(scales[j].im));
         let one = V::splat(V::Elem::one());
+        let (b_re, b_im) = (V::splat(args.beta.re), V::splat(args.beta.im));
+        // The two halves' starting values from y's old value.
+        let start = |old: V| {
+            if !FIRST {
+                (old, V::zero())
+            } else {
+                (V::mul(old, b_re), V::mul(V::swap_pairs(old), b_im))
+            }
+        };
+        let beta_is_zero = FIRST && args.beta.is_zero();
         let per_vector = V::LANES / 2;
         // Whole vectors with plain loads (AVX2's masked loads are slow), then the tail.
         let mut i = 0;
         while i + per_vector <= args.m {
             let y = args.y.add(i).cast::<V::Elem>();
-            let (mut direct, mut crossed) = (V::load(y), V::zero());
+            let (mut direct, mut crossed) = if beta_is_zero {
+                (V::zero(), V::zero())
+            } else {
+                start(V::load(y))
+            };
             for j in 0..C {
                 let a = V::load(cols[j].add(2 * i));
                 direct = V::fma(a, s_re[j], direct);
@@ -133,7 +162,11 @@ unsafe fn axpy_columns<V: Simd, const C: usize>(
         if i < args.m {
             let mask = V::mask(2 * (args.m - i));
             let y = args.y.add(i).cast::<V::Elem>();
-            let (mut direct, mut crossed) = (V::load_masked(y, mask), V::zero());
+            let (mut direct, mut crossed) = if beta_is_zero {
+                (V::zero(), V::zero())
+            } else {
+                start(V::load_masked(y, mask))
+            };
             for j in 0..C {
                 let a = V::load_masked(cols[j].add(2 * i), mask);
                 direct = V::fma(a, s_re[j], direct);

@@ -6,8 +6,9 @@
 //! streams of A in flight (one stream at a time left a core at 60–70 % of the bandwidth BLIS
 //! reached on the same shapes, docs/Performance.md, "Degenerate shapes"):
 //!
-//! * A's columns contiguous (unit row stride), y contiguous: axpy form. y := beta·y, then for
-//!   each block of 8 columns, y += A(:, p..p+8)·(alpha·x(p..p+8)), walking down the rows
+//! * A's columns contiguous (unit row stride), y contiguous: axpy form. For each block of 8
+//!   columns, y += A(:, p..p+8)·(alpha·x(p..p+8)) (the first block scales y by beta on the
+//!   way, [`axpy_blocks`]), walking down the rows
 //!   one vector at a time: 8 A loads, 1 y load and store, 8 FMAs per vector; y stays in L1
 //!   for the m this path gets (it is a column, m·size bytes). 8 columns beat 4 by 10–20 % on
 //!   4096×1×4096; 16 lost half. Streams a multiple of 4 KiB apart share an L1 set; for a
@@ -78,7 +79,7 @@ pub(crate) fn form<A: Element, B: Element>(
 }
 
 /// y := beta·y + A·(alpha·x) by blocks of 8 columns, or 4 ([`fewer_streams`]) (A
-/// column-stored, y contiguous).
+/// column-stored, y contiguous); k = 0 only scales y.
 #[inline(always)]
 unsafe fn axpy_form<V: Simd>(args: &GemvUkrArgs<V::Elem, V::Elem>)
 where
@@ -100,42 +101,65 @@ where
                 V::store_masked(y, mask, v);
             }
         } else if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
-            axpy_blocks::<V, 4>(args);
+            axpy_blocks::<4>(k, &RealColumns::<V>(args));
         } else {
-            axpy_blocks::<V, 8>(args);
+            axpy_blocks::<8>(k, &RealColumns::<V>(args));
         }
     }
 }
 
-/// The axpy form's column blocks, W at a time, then one by one; the first block also applies
-/// beta, so that y is written once per block and a short k (the outer products of
-/// `gemm_by_columns`) passes over y once.
+/// One column block of an axpy form (the real one below, the complex one in
+/// `gemv_complex.rs`): y += A(:, p..p+C)·(alpha·op(x(p..p+C))), y's old value scaled by beta
+/// first when FIRST (not read when beta = 0).
+pub(crate) trait AxpyColumns {
+    /// # Safety
+    /// Columns p..p+C of A exist, and the form's own contract holds.
+    unsafe fn columns<const C: usize, const FIRST: bool>(&self, p: usize);
+}
+
+/// An axpy form's columns 0..k (k ≥ 1), W at a time, then one by one. The first block also
+/// applies beta, so y is written once per block: a short k passes over y once (the outer
+/// products of `gemm_by_columns`: sgemm 1024×1024×1 32.7 against 14.6 GFLOPS with a pass of
+/// its own for beta, 512×512×1 27.3 against 13.3, dgemm 1024×1024×1 16.6 against 7.5).
 ///
 /// # Safety
-/// As [`axpy_form`], with `k >= 1`.
+/// As `form`'s [`AxpyColumns::columns`], for every block of columns below k.
 #[inline(always)]
-unsafe fn axpy_blocks<V: Simd, const W: usize>(args: &GemvUkrArgs<V::Elem, V::Elem>)
-where
-    V::Elem: Scalar,
-{
-    let k = args.k;
+pub(crate) unsafe fn axpy_blocks<const W: usize>(k: usize, form: &impl AxpyColumns) {
+    debug_assert!(k >= 1);
     // SAFETY: the caller's; every block is within columns 0..k.
     unsafe {
         let mut p = if k >= W {
-            axpy_columns::<V, W, true>(args, 0);
+            form.columns::<W, true>(0);
             W
         } else {
-            axpy_columns::<V, 1, true>(args, 0);
+            form.columns::<1, true>(0);
             1
         };
         while p + W <= k {
-            axpy_columns::<V, W, false>(args, p);
+            form.columns::<W, false>(p);
             p += W;
         }
         while p < k {
-            axpy_columns::<V, 1, false>(args, p);
+            form.columns::<1, false>(p);
             p += 1;
         }
+    }
+}
+
+/// The real axpy form's blocks ([`axpy_columns`]).
+struct RealColumns<'a, V: Simd>(&'a GemvUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar;
+
+impl<V: Simd> AxpyColumns for RealColumns<'_, V>
+where
+    V::Elem: Scalar,
+{
+    #[inline(always)]
+    unsafe fn columns<const C: usize, const FIRST: bool>(&self, p: usize) {
+        // SAFETY: passed on.
+        unsafe { axpy_columns::<V, C, FIRST>(self.0, p) }
     }
 }
 
