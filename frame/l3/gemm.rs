@@ -108,7 +108,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// columns: sgemm 512×512×1 24.4 → 27.5, 500×2000×1 28.9 → 32.4, 1024×1024×1 8.9 → 30.1 (C's
 /// columns 4 KiB apart: the tiles' column writes crowd one L1 set), 4096×4096×1 6.1 → 11.0;
 /// dgemm 4.8 → 17.0, 12.4 → 17.1, 4.8 → 15.3, 3.5 → 4.3; cgemm and zgemm 1.4–2.1× faster at
-/// the same shapes; but sgemm 64×4096×1 26.7 → 17.5 and 256×1024×1 35.1 → 32.3, where a gemv
+/// the same shapes, before their axpy form folded beta in too (cgemm 1024×1024×1 then 33 → 62); but sgemm 64×4096×1 26.7 → 17.5 and 256×1024×1 35.1 → 32.3, where a gemv
 /// call per short column costs more than it saves. k = 2…4 stays with the tiles: columns win
 /// only where C's columns alias (sgemm 2048×2048×2 17 → 28) and lose elsewhere (1000×1000×4
 /// 59 → 43, docs/Performance.md).
