@@ -1,28 +1,20 @@
 //! Barriers for the threads of one gemm call: a set of them, checked out of a pool per call
 //! (so steady-state calls allocate nothing), one per team of the thread-control tree.
 //!
-//! A waiter spins briefly (the others are usually microseconds away), then parks on a
-//! condition variable, so idle threads do not burn a core. The std (futex) primitives are
+//! A waiter spins briefly (the others are usually microseconds away; `spin.rs`), then parks
+//! on a condition variable, so idle threads do not burn a core. The std (futex) primitives are
 //! used because they park without allocating (parking_lot allocates a record the first time
 //! a thread parks, which the no-allocation test caught). If any thread of the call panics,
 //! the set is poisoned: every waiter, now and later, returns `Err(Poisoned)` and its thread
 //! unwinds out of the loop nest instead of waiting forever for a thread that will not come.
 
-use std::hint::spin_loop;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 use std::sync::{Condvar, Mutex, PoisonError};
 
 use crate::error::Result;
 use crate::pool::{Pool, Poolable, Pooled};
-
-/// How long a waiter spins before it parks. Long enough to cover the usual imbalance between
-/// teammates within a call (so a parked thread's core is not halted and re-woken, which on a
-/// virtual machine costs far more than the wait), short enough that idle threads do not burn
-/// a core: measured on the 2-vCPU development VM, a 30 µs spin left 2-thread dgemm 1024³ at
-/// one thread's speed after idle periods, 200 µs restored 2× (docs/Performance.md).
-pub(crate) const SPIN_TIME: Duration = Duration::from_micros(200);
+use crate::thread::spin::SpinWait;
 
 /// A thread of the call panicked; stop.
 #[derive(Debug)]
@@ -105,19 +97,17 @@ impl BarrierSet {
             return Ok(());
         }
         let released = || b.generation.load(Ordering::Acquire) != generation;
-        let start = Instant::now();
-        for spin in 0usize.. {
+        let mut spin = SpinWait::new();
+        loop {
             if released() {
                 return Ok(());
             }
             if self.poisoned.load(Ordering::Acquire) {
                 return Err(Poisoned);
             }
-            // Read the clock only now and then: it costs more than a spin.
-            if spin % 64 == 63 && start.elapsed() > SPIN_TIME {
+            if !spin.keep_spinning() {
                 break;
             }
-            spin_loop();
         }
         let mut parked = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
         loop {

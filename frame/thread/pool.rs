@@ -19,11 +19,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread::{self, Thread};
+use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::error::{Error, ErrorKind, Result, internal_from_panic};
-use crate::thread::barrier::SPIN_TIME;
+use crate::thread::spin::SpinWait;
 
 /// Most worker threads the pool will ever hold.
 pub(crate) const MAX_WORKERS: usize = 4096;
@@ -163,14 +164,10 @@ pub(crate) fn run_team(
         done.record_panic(&*payload);
         on_panic();
     }
-    // Spin as the barriers do (`SPIN_TIME`), then park; spurious wake-ups are fine.
-    let start = std::time::Instant::now();
-    let mut spins = 0usize;
+    // Spin as the barriers do (`spin.rs`), then park; spurious wake-ups are fine.
+    let mut spin = SpinWait::new();
     while done.remaining.load(Ordering::Acquire) != 0 {
-        spins += 1;
-        if !spins.is_multiple_of(64) || start.elapsed() < SPIN_TIME {
-            std::hint::spin_loop();
-        } else {
+        if !spin.keep_spinning() {
             thread::park();
         }
     }
@@ -227,7 +224,7 @@ fn worker(lane: &'static Lane) {
     #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
     let _ = crate::config::amx_permission::fit_alt_stack();
     // The lane's sender is static, so the channel never disconnects. After each task the
-    // worker polls for the next one for `SPIN_TIME` before blocking: a blocked worker's vCPU
+    // worker polls for the next one (`next_task`) before blocking: a blocked worker's vCPU
     // halts, and waking it costs more than a short call (measured, docs/Performance.md).
     while let Some(task) = next_task(lane) {
         // SAFETY: the caller keeps `done` and `job` alive until `remaining` reaches 0, which
@@ -248,19 +245,24 @@ fn worker(lane: &'static Lane) {
     }
 }
 
-/// The next task of `lane`: polled for `SPIN_TIME`, then waited for.
+/// How long a worker polls for its next task (yielding, `spin.rs`) before it blocks. Long,
+/// because on a virtual machine a blocked worker is woken on its caller's CPU and stays there
+/// for tens of calls: on the development VM, 2-thread sgemm 256³ calls took 0.34 instead of
+/// 0.17 ms whenever the calls were 10 ms apart or more with a 200 µs poll, and stayed at
+/// 0.17 ms for gaps up to 100 ms with this one (docs/Performance.md, "Two threads after a
+/// pause"). While polling, a worker yields its CPU to anything else that wants it.
+const WORKER_POLL_TIME: Duration = Duration::from_millis(50);
+
+/// The next task of `lane`: polled for `WORKER_POLL_TIME`, then waited for.
 fn next_task(lane: &Lane) -> Option<Task> {
-    let start = std::time::Instant::now();
-    let mut polls = 0usize;
+    let mut spin = SpinWait::for_time(WORKER_POLL_TIME);
     loop {
         if let Ok(task) = lane.rx.try_recv() {
             return Some(task);
         }
-        polls += 1;
-        if polls.is_multiple_of(64) && start.elapsed() > SPIN_TIME {
+        if !spin.keep_spinning() {
             return lane.rx.recv().ok();
         }
-        std::hint::spin_loop();
     }
 }
 
