@@ -7,11 +7,12 @@
 //!     [--sizes 32,64,...]
 //!     [--skinny] [--shape m,n,k]... [--no-square] [--lib NAME=PATH]... [--no-default-libs]
 //!     [--no-gemm-crate]
-//!     [--blis-arch skx] [--samples N] [--svg PREFIX]
+//!     [--blis-arch skx] [--samples N] [--gap-ms MS] [--svg PREFIX]
 //! ```
 //!
-//! With more than one thread, the driver pauses 150 ms before each switch of library, as
-//! OpenBLAS's idle workers keep spinning for about 0.1 s after a call.
+//! With more than one thread, the driver pauses before each switch of library (`--gap-ms`,
+//! default 150), as OpenBLAS's idle workers keep spinning for about 0.1 s after a call and
+//! oxblis's poll for up to 50 ms.
 //!
 //! Prints, per problem, each library's GFLOPS (2mnk over the median sample), oxblis's share
 //! of the measured FMA peak of one core (× threads), and oxblis's speed over each peer's
@@ -380,6 +381,8 @@ struct Options {
     libs: Vec<(String, String)>,
     blis_arch: Option<String>,
     samples: usize,
+    /// Pause before each switch of library when threaded.
+    gap: Duration,
     svg: Option<String>,
     gemm_crate: bool,
     trans: Vec<Trans>,
@@ -409,6 +412,7 @@ fn options() -> Options {
         ],
         blis_arch: None,
         samples: 7,
+        gap: Duration::from_millis(150),
         svg: None,
         gemm_crate: true,
         trans: vec![Trans::parse("NN")],
@@ -436,6 +440,7 @@ fn options() -> Options {
             "--no-default-libs" => o.libs.clear(),
             "--blis-arch" => o.blis_arch = Some(value()),
             "--samples" => o.samples = parse_list(&value())[0],
+            "--gap-ms" => o.gap = Duration::from_millis(parse_list(&value())[0]),
             "--svg" => o.svg = Some(value()),
             "--no-gemm-crate" => o.gemm_crate = false,
             "--trans" => o.trans = value().split(',').map(Trans::parse).collect(),
@@ -653,7 +658,11 @@ fn run_dtype<T: Dtype>(opts: &Options, peers: &[Peer], plots: &mut BTreeMap<Stri
                 ))
                 .or_insert_with(|| Plot::new(names.clone()));
             for shape in shapes {
-                let gap = Duration::from_millis(if threads > 1 { 150 } else { 0 });
+                let gap = if threads > 1 {
+                    opts.gap
+                } else {
+                    Duration::ZERO
+                };
                 let gflops = measure::<T>(&contenders, tr, shape, opts.samples, gap);
                 print!(
                     "{:>6} {:>6} {:>6} | {:>8.1} {:>4.0}%",

@@ -8,7 +8,8 @@
 //! none is idle, and only then sends its tasks: every task sent has a worker bound to take it,
 //! so concurrent calls never wait for each other's workers and cannot deadlock, and each gets
 //! exactly the team it asked for. The pool grows to the most threads ever in use at once and
-//! stays there (no thread is created per call in steady state).
+//! stays there (no thread is created per call in steady state). An unpinned worker that starts
+//! a task on its caller's CPU moves off it (`placement.rs`).
 //!
 //! Tasks borrow the caller's stack (the job closure, the completion counter); that is sound
 //! because [`run_team`] does not return until every task it sent has finished, panics
@@ -24,6 +25,7 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, bounded};
 
 use crate::error::{Error, ErrorKind, Result, internal_from_panic};
+use crate::thread::placement::{current_cpu, step_off, usable_cpus};
 use crate::thread::spin::SpinWait;
 
 /// Most worker threads the pool will ever hold.
@@ -44,6 +46,9 @@ unsafe impl Send for Task {}
 struct Completion {
     remaining: AtomicUsize,
     caller: Thread,
+    /// The caller's CPU when it sent the tasks, for helpers to step off (`placement.rs`);
+    /// `None` for pinned teams and teams larger than the usable CPUs.
+    caller_cpu: Option<usize>,
     /// The first panic of the team, as the error to report.
     panic: Mutex<Option<Error>>,
     on_panic: *const (dyn Fn() + Sync),
@@ -142,6 +147,11 @@ pub(crate) fn run_team(
     let done = Completion {
         remaining: AtomicUsize::new(size - 1),
         caller: thread::current(),
+        caller_cpu: if !pin && size <= usable_cpus() {
+            current_cpu()
+        } else {
+            None
+        },
         panic: Mutex::new(None),
         // SAFETY: erasing the borrow's lifetime; helpers use it only before they report
         // completion, which this function waits for.
@@ -230,6 +240,12 @@ fn worker(lane: &'static Lane) {
         // SAFETY: the caller keeps `done` and `job` alive until `remaining` reaches 0, which
         // happens only after this task's last use of them below.
         let (done, job) = unsafe { (&*task.done, &*task.job) };
+        // The scheduler put this (unpinned) worker on its caller's CPU: go elsewhere.
+        if let Some(cpu) = done.caller_cpu
+            && current_cpu() == Some(cpu)
+        {
+            step_off(cpu);
+        }
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| job(task.tid))) {
             done.record_panic(&*payload);
             // SAFETY: as above.
