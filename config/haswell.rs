@@ -18,6 +18,11 @@ pub const HASWELL: SubConfig = SubConfig {
     os_check: None,
 };
 
+/// Multiply-adds (m·n·k) per thread before automatic threading adds a thread, as on skx
+/// (config/skx.rs). Checked with these kernels on the development VM, sgemm / dgemm GFLOPS one
+/// → two threads: 64×64×128 87 → 137 / 45 → 68, 96³ 88 → 150 / 45 → 88.
+const MIN_WORK_PER_THREAD: usize = 1 << 18;
+
 /// When the sup kernels beat packing. Measured on the development machine (skx kernels,
 /// single thread, sup against packed, docs/Performance.md): sup wins by 5–120 % up to 384³
 /// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
@@ -39,6 +44,22 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_c_bytes_if_k_split: usize::MAX,
     max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
+};
+
+/// The real sup kernels, measured with these kernels (forced haswell on the development VM,
+/// one thread, sup against the loop nest; docs/Performance.md, "Small problems on two
+/// threads"), win while A's columns hold at most 64 elements: dgemm 48³ 39.6 against 32.9
+/// GFLOPS, 64×1024×1024 35.1 against 26.5; sgemm 64³ 71.5 against 59.2, 64×1024×1024 65.5
+/// against 56.9. From there they lose: dgemm 192³ 30 against 42, 256³ 28 against 43; sgemm
+/// 128³ 64 against 70, 256³ 63 against 80, 512³ 52 against 87. (`SUP_LIMITS`' 2048 bytes
+/// came from the skx kernels.)
+const F32_SUP_LIMITS: SupLimits = SupLimits {
+    max_a_col_stride_bytes: 64 * 4,
+    ..SUP_LIMITS
+};
+const F64_SUP_LIMITS: SupLimits = SupLimits {
+    max_a_col_stride_bytes: 64 * 8,
+    ..SUP_LIMITS
 };
 
 /// The complex sup kernels' tile is only two columns wide, so each A column is read in place
@@ -79,14 +100,14 @@ fn context() -> Cntx {
                 haswell::sup_f32_16x6,
                 16,
                 6,
-                SUP_LIMITS,
+                F32_SUP_LIMITS,
             ),
             SupKernel::new(
                 "haswell_sup_f64_8x6",
                 haswell::sup_f64_8x6,
                 8,
                 6,
-                SUP_LIMITS,
+                F64_SUP_LIMITS,
             ),
         )
     };
@@ -140,7 +161,7 @@ fn context() -> Cntx {
         // features (c64 packs with the portable loop: 16-byte elements move whole anyway).
         zgemm: unsafe { zgemm.with_sup(z_sup).with_gemv(haswell::gemv_c64) },
         threads: ThreadPrefs {
-            min_work_per_thread: 1 << 21,
+            min_work_per_thread: MIN_WORK_PER_THREAD,
         },
         ..generic::reference_context("haswell")
     }

@@ -29,6 +29,13 @@ pub const SKX: SubConfig = SubConfig {
     os_check: None,
 };
 
+/// Multiply-adds (m·n·k) per thread before automatic threading adds a thread: 2^18 (64×64×64).
+/// Two threads against one on the 2-vCPU VM (sgemm / dgemm GFLOPS), once the sup path and
+/// outer products ran on teams: 64×64×128 106 → 170 / 55 → 92, 96³ 114 → 207 / 56 → 98,
+/// 128³ 97 → 175 / 57 → 100, 16×256×256 104 → 189 / 58 → 108 (docs/Performance.md, "Small
+/// problems on two threads"). Under 2^19 (80³) two threads did not pay.
+const MIN_WORK_PER_THREAD: usize = 1 << 18;
+
 /// When the sup kernels beat packing. Measured on the development machine (skx kernels,
 /// single thread, sup against packed, docs/Performance.md): sup wins by 5–120 % up to 384³
 /// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
@@ -204,7 +211,7 @@ fn context() -> Cntx {
         igemm: igemm.unwrap_or(reference.igemm),
         ugemm: ugemm.unwrap_or(reference.ugemm),
         threads: ThreadPrefs {
-            min_work_per_thread: 1 << 21,
+            min_work_per_thread: MIN_WORK_PER_THREAD,
         },
         ..reference
     }

@@ -533,6 +533,15 @@ impl<'a, T: Scalar> MatMut<'a, T> {
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
     }
 
+    /// A view of one thread's block of a raw matrix (`frame/l3/raw.rs`), beta 0.
+    ///
+    /// # Safety
+    /// For `'a`, the block's elements must be valid for reads and writes and not accessed
+    /// through any other pointer (each thread its own block of an exclusively borrowed C).
+    pub(crate) unsafe fn from_raw(raw: crate::l3::raw::RawMat<T>) -> MatMut<'a, T> {
+        Self::new_unchecked(raw.ptr, raw.m, raw.n, raw.rs, raw.cs)
+    }
+
     /// The view as a raw matrix for the threads of the loop nest (`frame/l3/raw.rs`).
     pub(crate) fn raw(&mut self) -> crate::l3::raw::RawMat<T> {
         crate::l3::raw::RawMat {

@@ -65,6 +65,60 @@ fn every_ways_combination_matches_one_thread() {
     }
 }
 
+/// Automatic totals on problems small enough for the sup path and on outer products, where
+/// each thread takes its own block of C (`gemm_sup_team`, `gemm_by_columns_team`): bit for bit
+/// the single-thread result, on every configuration, for every op() and storage the random
+/// cases draw (copies of A included), with more threads than column panels at the edges.
+fn automatic_totals_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    // Each has at least 2^19 multiply-adds, so two threads or more are planned, and k fits
+    // one KC block, so a case that leaves the sup path (conjugated B) is not split over k.
+    let shapes = [
+        (64, 64, 128),
+        (16, 256, 256),
+        (100, 70, 81),
+        (40, 70, 250),
+        (130, 30, 140),
+        (512, 1024, 1),
+        (1000, 600, 1),
+        (385, 1400, 1),
+    ];
+    for (i, &(m, n, k)) in shapes.iter().enumerate() {
+        let case = Case {
+            values: Values::Uniform,
+            ..Case::random(rng, m, n, k)
+        };
+        let expected = gemm_output::<T>(cntx, Some(&single), &case, i as u64);
+        for threads in 2..=5 {
+            let rntm = Rntm::new().with_num_threads(threads).unwrap();
+            let got = gemm_output::<T>(cntx, Some(&rntm), &case, i as u64);
+            assert!(
+                got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                "{}: {}gemm on {threads} threads differs from one thread: {case:?}",
+                cntx.name(),
+                T::LETTER
+            );
+        }
+        run_case::<T>(
+            cntx,
+            Some(&Rntm::new().with_num_threads(2).unwrap()),
+            &case,
+            i as u64,
+        );
+    }
+}
+
+#[test]
+fn automatic_totals_on_the_sup_and_column_paths_match_one_thread() {
+    let mut rng = Rng::new(47);
+    for (full, _) in contexts_with_tiny_blocks() {
+        automatic_totals_match_one_thread::<f32>(&full, &mut rng);
+        automatic_totals_match_one_thread::<f64>(&full, &mut rng);
+        automatic_totals_match_one_thread::<c32>(&full, &mut rng);
+        automatic_totals_match_one_thread::<c64>(&full, &mut rng);
+    }
+}
+
 /// Edge shapes with many threads: more threads than tiles, k smaller than the k groups.
 #[test]
 fn more_threads_than_work() {

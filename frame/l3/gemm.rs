@@ -29,27 +29,30 @@
 //!
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
 //! settles the cases that need no loop nest, orients the problem to the kernel's preferred C
-//! storage, plans the threads (`frame/thread/plan.rs`), and sends single-threaded problems
-//! with a compact A down the unpacked sup path, larger ones whose B reads well in place down
-//! the same kernels with only A packed (both `frame/l3/sup.rs`), tall ones to
-//! `frame/l3/tall.rs`, and outer products (k = 1) column by column to the gemv kernel
-//! (`frame/l3/gemv.rs`). Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
+//! storage, plans the threads (`frame/thread/plan.rs`), and sends problems with a compact A
+//! down the unpacked sup path (each thread its own block of C), larger single-threaded ones
+//! whose B reads well in place down the same kernels with only A packed (both
+//! `frame/l3/sup.rs`), tall single-threaded ones to `frame/l3/tall.rs`, and outer products
+//! (k = 1) column by column to the gemv kernel (`frame/l3/gemv.rs`, each thread its own
+//! columns). Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
 
 use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
-use crate::l3::gemv::gemm_by_columns;
+use crate::l3::gemv::{gemm_by_columns, gemm_by_columns_team};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
-use crate::l3::sup::{gemm_sup, gemm_sup_packed_a, packs_only_a, splits_k_over_large_c};
+use crate::l3::sup::{
+    gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c,
+};
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
-use crate::rntm::{Rntm, Ways};
+use crate::rntm::{Rntm, Threading, Ways};
 use crate::thread::barrier::{BarrierSet, Poisoned};
 use crate::thread::partition::{largest_part, partition};
-use crate::thread::plan::{Plan, SINGLE, plan};
+use crate::thread::plan::{Plan, SINGLE, plan, sup_ways};
 use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -129,29 +132,41 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Result<()> {
     let shape = (c.nrows(), c.ncols(), a.ncols());
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
-    // An outer product (k = 1) on one thread: C column by column through the gemv kernel
+    // An outer product (k = 1): C column by column through the gemv kernel
     // (frame/l3/gemv.rs).
     if shape.2 == 1
         && shape.0 >= OUTER_PRODUCT_MIN_M
-        && plan.ways == SINGLE
         && a.row_stride() == 1
         && !a.is_conj()
         && c.row_stride() == 1
         && let Some(gemv) = kernel.gemv()
     {
-        return gemm_by_columns(gemv, alpha, a, b, beta, c);
+        if plan.ways == SINGLE {
+            return gemm_by_columns(gemv, alpha, a, b, beta, c);
+        }
+        // With more threads (unless the caller chose the ways), each its share of columns.
+        if !matches!(rntm.threading(), Threading::Ways(_)) {
+            let threads = plan.ways.total();
+            return gemm_by_columns_team(gemv, alpha, a, b, beta, c, threads, plan.pin);
+        }
     }
-    // Problems on one thread whose A is compact enough skip packing (frame/l3/sup.rs),
-    // unless k would be split over a large C and packing A is allowed.
+    // Problems whose A is compact enough skip packing (frame/l3/sup.rs), unless k would be
+    // split over a large C and packing A is allowed.
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
     if let Some(sup) = kernel.sup()
-        && plan.ways == SINGLE
         && sup.suits(shape.0, shape.2, a_col_stride)
         && !b.is_conj()
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
             && may_pack_only_a(sup, b, kernel.blocksizes()))
     {
-        return gemm_sup(sup, kernel.pack_transposes().0, alpha, a, b, beta, c);
+        let transpose_a = kernel.pack_transposes().0;
+        if plan.ways == SINGLE {
+            return gemm_sup(sup, transpose_a, alpha, a, b, beta, c);
+        }
+        // With more threads, each takes its own block of C (frame/l3/sup.rs).
+        if let Some(ways) = sup_ways(rntm, plan.ways, (shape.0, shape.1), sup.tile()) {
+            return gemm_sup_team(sup, transpose_a, alpha, a, b, beta, c, ways, plan.pin);
+        }
     }
     gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, &plan)
 }

@@ -23,7 +23,9 @@
 //! conjugation; otherwise `gemm_sup` first copies it, once, into a column-major buffer (m·k
 //! elements, small by construction). B is read in place with any strides: its elements are
 //! broadcast. Edges are the kernel's (masked loads and stores). `gemm_front` chooses between
-//! the two and the loop nest by the kernel's `SupLimits`, on one thread only.
+//! the two and the loop nest by the kernel's `SupLimits`. With threads, the unpacked path
+//! runs on a team, each thread on its own block of C ([`gemm_sup_team`]); the packed-A path
+//! is one-thread only.
 
 use std::ops::Range;
 
@@ -34,6 +36,8 @@ use crate::l3::gemm::{cache_blocks, longest_block};
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
 use crate::prefetch::{Level, prefetch_bytes};
+use crate::thread::partition::partition;
+use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -71,6 +75,17 @@ fn gemm_sup_copying_a<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
+    let mut copy = copy_a(a, transpose_a)?;
+    let a = a_in_copy(&mut copy, a.nrows(), a.ncols());
+    // SAFETY: the copy is an m×k column-major view (unit row stride).
+    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
+    Ok(())
+}
+
+/// A copy of op(A) in column-major order (ld = m) that the sup kernel reads in place: one
+/// panel of m rows, which packing makes with its fast paths (8×8 transposes for row-stored
+/// A) and op() applied.
+fn copy_a<A: Element>(a: &MatRef<A>, transpose_a: Option<TransposeUkr<A>>) -> Result<PackBuf> {
     let (m, k) = (a.nrows(), a.ncols());
     // Checked: A may be a zero-stride view of a larger shape than any memory holds.
     let bytes = m.checked_mul(k).and_then(|e| e.checked_mul(size_of::<A>()));
@@ -79,13 +94,72 @@ fn gemm_sup_copying_a<A: GemmPair<B>, B: Element>(
         Error::new(ErrorKind::OutOfMemory, what)
     })?;
     let mut copy = PackBuf::checkout(bytes)?;
-    // One panel of m rows is exactly A in column-major order with ld = m; packing does it
-    // with its fast paths (8×8 transposes for row-stored A) and applies op().
-    let dst = copy.as_mut_slice::<A>(m * k);
-    pack_a_panels(a, m, 0..1, dst, transpose_a);
-    // SAFETY: the copy holds A's m×k elements in column-major order with ld = m.
-    unsafe { gemm_sup_a_in_place(sup, alpha, dst.as_ptr(), m as isize, b, beta, c) };
-    Ok(())
+    pack_a_panels(a, m, 0..1, copy.as_mut_slice::<A>(m * k), transpose_a);
+    Ok(copy)
+}
+
+/// The m×k view of a copy made by [`copy_a`].
+fn a_in_copy<A: Element>(copy: &mut PackBuf, m: usize, k: usize) -> MatRef<'_, A> {
+    let data: &[A] = copy.as_mut_slice::<A>(m * k);
+    // Cannot fail: the slice holds m·k elements and ld = m is at least 1 when k > 0.
+    MatRef::col_major(data, m, k, m.max(1)).expect("the copy holds an m×k A")
+}
+
+/// [`gemm_sup`] on a team of `ways.0 × ways.1` threads (see [`sup_ways`](crate::thread::plan::sup_ways)):
+/// each thread runs the one-thread path on its own block of C, an MR-aligned share of the
+/// rows by an NR-aligned share of the columns, reading its rows of A and its columns of B in
+/// place. Nothing is shared but the inputs (and A's copy, made once before the team starts,
+/// when the kernel cannot read A in place), so the threads never wait for each other, and
+/// every tile is computed as one thread would compute it.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    transpose_a: Option<TransposeUkr<A>>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    (row_ways, col_ways): (usize, usize),
+    pin: bool,
+) -> Result<()> {
+    debug_assert!(!b.is_conj());
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let mut copy = None;
+    let a = if a.row_stride() != 1 || a.is_conj() {
+        a_in_copy(copy.insert(copy_a(a, transpose_a)?), m, k)
+    } else {
+        *a
+    };
+    let (mr, nr) = sup.tile();
+    let c_all = c.raw();
+    let job = |tid: usize| {
+        let rows = partition(m, row_ways, tid / col_ways, mr);
+        let cols = partition(n, col_ways, tid % col_ways, nr);
+        if rows.is_empty() || cols.is_empty() {
+            return;
+        }
+        let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
+        let b_cols = b.submatrix(0, cols.start, k, cols.len());
+        let block = c_all.block(rows.start, cols.start, rows.len(), cols.len());
+        // SAFETY: the threads' blocks of C are disjoint (`partition` hands out disjoint
+        // ranges), and C is exclusively borrowed for the whole call.
+        let mut c_block = unsafe { MatMut::from_raw(block) };
+        // SAFETY: `a_rows` is a checked view with unit row stride (A itself, or its copy).
+        unsafe {
+            gemm_sup_a_in_place(
+                sup,
+                alpha,
+                a_rows.as_ptr(),
+                a_rows.col_stride(),
+                &b_cols,
+                beta,
+                &mut c_block,
+            )
+        };
+    };
+    run_team(row_ways * col_ways, pin, &job, &|| ())
 }
 
 /// [`gemm_sup`] once A is readable in place: k block by k block, tile by tile.

@@ -229,6 +229,32 @@ pub(crate) fn auto_ways(
     }
 }
 
+/// How a team splits a problem on the sup path (`frame/l3/sup.rs`): (row ways, column ways)
+/// over C's MR-tall row panels and NR-wide column panels, `None` where the sup path cannot
+/// follow the plan. Ways the caller chose are kept as they are (rows: ic·ir, columns: jc·jr)
+/// unless they split k, which the sup path does not do. Otherwise the plan's thread count
+/// goes to the columns first, each prime factor where every way still gets a whole panel:
+/// splitting the rows would make every thread read all of B, the larger operand on this
+/// path, while the columns' threads share only the small A.
+pub(crate) fn sup_ways(
+    rntm: &Rntm,
+    ways: Ways,
+    (m, n): (usize, usize),
+    (mr, nr): (usize, usize),
+) -> Option<(usize, usize)> {
+    if let Threading::Ways(_) = rntm.threading() {
+        return (ways.pc == 1).then_some((ways.ic * ways.ir, ways.jc * ways.jr));
+    }
+    let units = [m.div_ceil(mr.max(1)), n.div_ceil(nr.max(1))];
+    let mut split = [1usize; 2];
+    for f in prime_factors_descending(ways.total()) {
+        if let Some(d) = [1, 0].into_iter().find(|&d| units[d] / split[d] >= f) {
+            split[d] *= f;
+        }
+    }
+    Some((split[0], split[1]))
+}
+
 /// The prime factors of `x` (at most `MAX_THREADS` = 2^10, so at most 10 of them), largest
 /// first, without allocating.
 fn prime_factors_descending(mut x: usize) -> impl Iterator<Item = usize> {
@@ -325,6 +351,34 @@ mod tests {
     fn wide_c_uses_jc_when_each_group_gets_an_nc_block() {
         let w = auto_ways(2, (64, 20_000, 512), BS, PREFS);
         assert_eq!((w.jc, w.jr), (2, 1), "{w:?}");
+    }
+
+    #[test]
+    fn sup_teams_split_columns_first_and_keep_chosen_ways() {
+        let auto = Rntm::new().with_num_threads(4).unwrap();
+        let ways = |jc, pc, ic, jr, ir| Ways { jc, pc, ic, jr, ir };
+        // Six 12-wide column panels: both factors of 4 go to the columns (6/2 = 3 ≥ 2).
+        assert_eq!(
+            sup_ways(&auto, ways(1, 1, 2, 2, 1), (64, 72), (16, 12)),
+            Some((1, 4))
+        );
+        // One column panel: the rows take them.
+        assert_eq!(
+            sup_ways(&auto, ways(1, 1, 4, 1, 1), (64, 12), (16, 12)),
+            Some((4, 1))
+        );
+        // Neither can take a factor of 3: it is left unused.
+        let three = Rntm::new().with_num_threads(3).unwrap();
+        assert_eq!(
+            sup_ways(&three, ways(1, 1, 3, 1, 1), (16, 24), (16, 12)),
+            Some((1, 1))
+        );
+        // Chosen ways stay, unless they split k.
+        let chosen = |w| Rntm::new().with_ways(w).unwrap();
+        let w = ways(1, 1, 2, 3, 1);
+        assert_eq!(sup_ways(&chosen(w), w, (64, 72), (16, 12)), Some((2, 3)));
+        let w = ways(1, 2, 1, 1, 1);
+        assert_eq!(sup_ways(&chosen(w), w, (64, 72), (16, 12)), None);
     }
 
     #[test]
