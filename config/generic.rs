@@ -1,5 +1,5 @@
 //! `generic`: the reference kernels; needs no CPU feature, runs anywhere. Every other
-//! configuration starts from [`reference_context`] and overrides what it has kernels for.
+//! configuration starts from `reference_context` and overrides what it has kernels for.
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, ThreadPrefs};
 use crate::config::{Features, SubConfig};

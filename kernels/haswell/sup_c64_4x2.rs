@@ -1,7 +1,7 @@
 //! zgemm sup microkernel for AVX2 + FMA (haswell): one m×n tile (m ≤ 4, n ≤ 2) of
 //! C := alpha·A·B + beta·C with A and B read in place (no packing), for small problems.
 //!
-//! * dtype: Complex<f64>; MR×NR = 4×2 (the packed kernel's tile, so it also serves the packed
+//! * dtype: `Complex<f64>`; MR×NR = 4×2 (the packed kernel's tile, so it also serves the packed
 //!   path's edge tiles; NR is 2 for the register reason `gemm_c32_8x2.rs` gives); edges
 //!   handled by the body (masked rows, one instance per column count and number of row
 //!   vectors).

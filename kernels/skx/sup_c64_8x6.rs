@@ -1,7 +1,7 @@
 //! zgemm sup microkernel for AVX-512 (skx): one m×n tile (m ≤ 8, n ≤ 6) of
 //! C := alpha·A·B + beta·C with A and B read in place (no packing), for small problems.
 //!
-//! * dtype: Complex<f64>; MR×NR = 8×6 (the packed kernel's tile, so it also serves the packed
+//! * dtype: `Complex<f64>`; MR×NR = 8×6 (the packed kernel's tile, so it also serves the packed
 //!   path's edge tiles); edges handled by the body (masked rows, one instance per column
 //!   count and number of row vectors).
 //! * CPU features: AVX-512 F.
