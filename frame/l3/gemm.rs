@@ -49,10 +49,10 @@ use crate::l3::sup::{
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
-use crate::rntm::{Rntm, Threading, Ways};
+use crate::rntm::{Rntm, Ways};
 use crate::thread::barrier::{BarrierSet, Poisoned};
 use crate::thread::partition::{largest_part, partition};
-use crate::thread::plan::{Plan, SINGLE, plan, sup_ways};
+use crate::thread::plan::{Plan, SINGLE, block_ways, plan};
 use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -144,10 +144,9 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         if plan.ways == SINGLE {
             return gemm_by_columns(gemv, alpha, a, b, beta, c);
         }
-        // With more threads (unless the caller chose the ways), each its share of columns.
-        if !matches!(rntm.threading(), Threading::Ways(_)) {
-            let threads = plan.ways.total();
-            return gemm_by_columns_team(gemv, alpha, a, b, beta, c, threads, plan.pin);
+        // With more threads, each takes its own block of C (frame/l3/blocks.rs).
+        if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), (1, 1)) {
+            return gemm_by_columns_team(gemv, alpha, a, b, beta, c, ways, plan.pin);
         }
     }
     // Problems whose A is compact enough skip packing (frame/l3/sup.rs), unless k would be
@@ -163,8 +162,8 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         if plan.ways == SINGLE {
             return gemm_sup(sup, transpose_a, alpha, a, b, beta, c);
         }
-        // With more threads, each takes its own block of C (frame/l3/sup.rs).
-        if let Some(ways) = sup_ways(rntm, plan.ways, (shape.0, shape.1), sup.tile()) {
+        // With more threads, each takes its own block of C (frame/l3/blocks.rs).
+        if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), sup.tile()) {
             return gemm_sup_team(sup, transpose_a, alpha, a, b, beta, c, ways, plan.pin);
         }
     }

@@ -5,12 +5,11 @@
 //! `GemvUkr` in `kernels/mod.rs`). Chosen by `gemm_front` for every dtype with a gemv
 //! kernel; runs on the calling thread. The same kernel also writes outer products (k = 1),
 //! one column of C per call ([`gemm_by_columns`], chosen in `gemm_oriented`; with threads,
-//! [`gemm_by_columns_team`] gives each its own columns).
+//! [`gemm_by_columns_team`] gives each its own block of C).
 
 use crate::error::Result;
 use crate::kernels::{GemvUkr, GemvUkrArgs};
-use crate::thread::partition::partition;
-use crate::thread::pool::run_team;
+use crate::l3::blocks::run_on_blocks_of_c;
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
@@ -52,8 +51,9 @@ pub(crate) fn gemm_by_columns<A: GemmPair<B>, B: Element>(
     Ok(())
 }
 
-/// [`gemm_by_columns`] on a team of `threads`: each thread writes its own share of C's
-/// columns, so the threads never wait for each other.
+/// [`gemm_by_columns`] on a team of `ways.0 × ways.1` threads (see
+/// [`block_ways`](crate::thread::plan::block_ways)), each on its own block of C (`blocks.rs`),
+/// so the threads never wait for each other.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
     gemv: GemvUkr<A, B>,
@@ -62,22 +62,16 @@ pub(crate) fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
-    threads: usize,
+    ways: (usize, usize),
     pin: bool,
 ) -> Result<()> {
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    let c_all = c.raw();
-    let job = |tid: usize| {
-        let cols = partition(n, threads, tid, 1);
-        if cols.is_empty() {
-            return;
-        }
+    let k = a.ncols();
+    // Rows are split (only where C has fewer columns than threads) in whole cache lines.
+    let row_align = 64 / size_of::<A::Acc>().clamp(1, 64);
+    run_on_blocks_of_c(c, ways, (row_align, 1), pin, |rows, cols, c_block| {
+        let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
         let b_cols = b.submatrix(0, cols.start, k, cols.len());
-        // SAFETY: the threads' column ranges are disjoint (`partition`), and C is exclusively
-        // borrowed for the whole call.
-        let mut c_cols = unsafe { MatMut::from_raw(c_all.block(0, cols.start, m, cols.len())) };
         // Cannot fail: the views are checked and the kernel reports nothing.
-        let _ = gemm_by_columns(gemv, alpha, a, &b_cols, beta, &mut c_cols);
-    };
-    run_team(threads, pin, &job, &|| ())
+        let _ = gemm_by_columns(gemv, alpha, &a_rows, &b_cols, beta, c_block);
+    })
 }

@@ -1,8 +1,10 @@
 //! Level-3 operations. Today: gemm (`gemm.rs` holds the loop nest, `macrokernel.rs` the two
 //! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems, `tall.rs` the in-place path for a large A
 //! times few columns,
-//! `raw.rs` the memory the nest's threads share).
+//! `raw.rs` the memory the nest's threads share, `blocks.rs` teams whose threads each take
+//! their own block of C).
 
+mod blocks;
 pub(crate) mod gemm;
 mod gemv;
 mod macrokernel;

@@ -32,12 +32,11 @@ use std::ops::Range;
 use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{SupUkrArgs, TransposeUkr};
+use crate::l3::blocks::run_on_blocks_of_c;
 use crate::l3::gemm::{cache_blocks, longest_block};
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
 use crate::prefetch::{Level, prefetch_bytes};
-use crate::thread::partition::partition;
-use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -105,12 +104,12 @@ fn a_in_copy<A: Element>(copy: &mut PackBuf, m: usize, k: usize) -> MatRef<'_, A
     MatRef::col_major(data, m, k, m.max(1)).expect("the copy holds an m×k A")
 }
 
-/// [`gemm_sup`] on a team of `ways.0 × ways.1` threads (see [`sup_ways`](crate::thread::plan::sup_ways)):
-/// each thread runs the one-thread path on its own block of C, an MR-aligned share of the
-/// rows by an NR-aligned share of the columns, reading its rows of A and its columns of B in
-/// place. Nothing is shared but the inputs (and A's copy, made once before the team starts,
-/// when the kernel cannot read A in place), so the threads never wait for each other, and
-/// every tile is computed as one thread would compute it.
+/// [`gemm_sup`] on a team of `ways.0 × ways.1` threads (see
+/// [`block_ways`](crate::thread::plan::block_ways)): each thread runs the one-thread path on
+/// its own block of C, an MR-aligned share of the rows by an NR-aligned share of the columns
+/// (`blocks.rs`), reading its rows of A and its columns of B in place. A's copy, when the
+/// kernel cannot read A in place, is made once before the team starts. Every tile is
+/// computed as one thread would compute it.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
@@ -121,31 +120,20 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
-    (row_ways, col_ways): (usize, usize),
+    ways: (usize, usize),
     pin: bool,
 ) -> Result<()> {
     debug_assert!(!b.is_conj());
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let (m, k) = (c.nrows(), a.ncols());
     let mut copy = None;
     let a = if a.row_stride() != 1 || a.is_conj() {
         a_in_copy(copy.insert(copy_a(a, transpose_a)?), m, k)
     } else {
         *a
     };
-    let (mr, nr) = sup.tile();
-    let c_all = c.raw();
-    let job = |tid: usize| {
-        let rows = partition(m, row_ways, tid / col_ways, mr);
-        let cols = partition(n, col_ways, tid % col_ways, nr);
-        if rows.is_empty() || cols.is_empty() {
-            return;
-        }
+    run_on_blocks_of_c(c, ways, sup.tile(), pin, |rows, cols, c_block| {
         let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
         let b_cols = b.submatrix(0, cols.start, k, cols.len());
-        let block = c_all.block(rows.start, cols.start, rows.len(), cols.len());
-        // SAFETY: the threads' blocks of C are disjoint (`partition` hands out disjoint
-        // ranges), and C is exclusively borrowed for the whole call.
-        let mut c_block = unsafe { MatMut::from_raw(block) };
         // SAFETY: `a_rows` is a checked view with unit row stride (A itself, or its copy).
         unsafe {
             gemm_sup_a_in_place(
@@ -155,11 +143,10 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
                 a_rows.col_stride(),
                 &b_cols,
                 beta,
-                &mut c_block,
+                c_block,
             )
         };
-    };
-    run_team(row_ways * col_ways, pin, &job, &|| ())
+    })
 }
 
 /// [`gemm_sup`] once A is readable in place: k block by k block, tile by tile.

@@ -229,14 +229,15 @@ pub(crate) fn auto_ways(
     }
 }
 
-/// How a team splits a problem on the sup path (`frame/l3/sup.rs`): (row ways, column ways)
-/// over C's MR-tall row panels and NR-wide column panels, `None` where the sup path cannot
-/// follow the plan. Ways the caller chose are kept as they are (rows: ic·ir, columns: jc·jr)
-/// unless they split k, which the sup path does not do. Otherwise the plan's thread count
-/// goes to the columns first, each prime factor where every way still gets a whole panel:
-/// splitting the rows would make every thread read all of B, the larger operand on this
-/// path, while the columns' threads share only the small A.
-pub(crate) fn sup_ways(
+/// How a team whose threads each take their own block of C splits it (the sup path and outer
+/// products, `frame/l3/blocks.rs`): (row ways, column ways) over C's `align.0`-tall row panels
+/// and `align.1`-wide column panels, `None` where such a team cannot follow the plan. Ways the
+/// caller chose are kept as they are (rows: ic·ir, columns: jc·jr) unless they split k, which
+/// these paths do not do. Otherwise the plan's thread count goes to the columns first, each
+/// prime factor where every way still gets a whole panel: splitting the rows would make every
+/// thread read all of B, the larger operand on these paths, while the columns' threads share
+/// only A.
+pub(crate) fn block_ways(
     rntm: &Rntm,
     ways: Ways,
     (m, n): (usize, usize),
@@ -354,31 +355,31 @@ mod tests {
     }
 
     #[test]
-    fn sup_teams_split_columns_first_and_keep_chosen_ways() {
+    fn block_teams_split_columns_first_and_keep_chosen_ways() {
         let auto = Rntm::new().with_num_threads(4).unwrap();
         let ways = |jc, pc, ic, jr, ir| Ways { jc, pc, ic, jr, ir };
         // Six 12-wide column panels: both factors of 4 go to the columns (6/2 = 3 ≥ 2).
         assert_eq!(
-            sup_ways(&auto, ways(1, 1, 2, 2, 1), (64, 72), (16, 12)),
+            block_ways(&auto, ways(1, 1, 2, 2, 1), (64, 72), (16, 12)),
             Some((1, 4))
         );
         // One column panel: the rows take them.
         assert_eq!(
-            sup_ways(&auto, ways(1, 1, 4, 1, 1), (64, 12), (16, 12)),
+            block_ways(&auto, ways(1, 1, 4, 1, 1), (64, 12), (16, 12)),
             Some((4, 1))
         );
         // Neither can take a factor of 3: it is left unused.
         let three = Rntm::new().with_num_threads(3).unwrap();
         assert_eq!(
-            sup_ways(&three, ways(1, 1, 3, 1, 1), (16, 24), (16, 12)),
+            block_ways(&three, ways(1, 1, 3, 1, 1), (16, 24), (16, 12)),
             Some((1, 1))
         );
         // Chosen ways stay, unless they split k.
         let chosen = |w| Rntm::new().with_ways(w).unwrap();
         let w = ways(1, 1, 2, 3, 1);
-        assert_eq!(sup_ways(&chosen(w), w, (64, 72), (16, 12)), Some((2, 3)));
+        assert_eq!(block_ways(&chosen(w), w, (64, 72), (16, 12)), Some((2, 3)));
         let w = ways(1, 2, 1, 1, 1);
-        assert_eq!(sup_ways(&chosen(w), w, (64, 72), (16, 12)), None);
+        assert_eq!(block_ways(&chosen(w), w, (64, 72), (16, 12)), None);
     }
 
     #[test]
