@@ -65,8 +65,8 @@ fn every_ways_combination_matches_one_thread() {
     }
 }
 
-/// Automatic totals on problems small enough for the sup path and on outer products, where
-/// each thread takes its own block of C (`gemm_sup_team`, `gemm_by_columns_team`): bit for bit
+/// Automatic totals (and chosen ways) on problems small enough for the sup path and on outer
+/// products, where each thread takes its own block of C (`frame/l3/blocks.rs`): bit for bit
 /// the single-thread result, on every configuration, for every op() and storage the random
 /// cases draw (copies of A included), with more threads than column panels at the edges.
 fn automatic_totals_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
@@ -89,12 +89,23 @@ fn automatic_totals_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
             ..Case::random(rng, m, n, k)
         };
         let expected = gemm_output::<T>(cntx, Some(&single), &case, i as u64);
-        for threads in 2..=5 {
-            let rntm = Rntm::new().with_num_threads(threads).unwrap();
+        // Chosen ways without a k split: rows and columns both split, as the caller said.
+        let chosen = Rntm::new()
+            .with_ways(Ways {
+                jc: 1,
+                pc: 1,
+                ic: 2,
+                jr: 2,
+                ir: 1,
+            })
+            .unwrap();
+        let totals = (2..=5).map(|t| Rntm::new().with_num_threads(t).unwrap());
+        for rntm in totals.chain([chosen]) {
+            let threads = rntm.threading();
             let got = gemm_output::<T>(cntx, Some(&rntm), &case, i as u64);
             assert!(
                 got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
-                "{}: {}gemm on {threads} threads differs from one thread: {case:?}",
+                "{}: {}gemm on {threads:?} differs from one thread: {case:?}",
                 cntx.name(),
                 T::LETTER
             );
