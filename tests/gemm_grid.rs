@@ -64,6 +64,37 @@ fn sizes_around_the_sup_tile() {
     }
 }
 
+/// Problems of one sup tile, which `gemm_front` sends straight to the sup kernel: every
+/// storage of C (row-stored C is solved as Cᵀ, general strides take the usual path) and
+/// op(A), with random op(B), storages of A and B and scalar classes, k either side of the
+/// shortcut's bound (256), on each configuration as is.
+#[test]
+fn one_tile_problems_in_every_orientation() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&full, letter);
+            let square = mr.min(nr);
+            let mut rng = Rng::new(59);
+            let mut seed = 12000;
+            for (m, n) in [(mr, nr), (square, square), (3, 2), (2, 5)] {
+                for k in [1, 2, 255, 256, 257] {
+                    for st_c in Storage::ALL {
+                        for op_a in Op::ALL {
+                            seed += 1;
+                            let case = Case {
+                                st_c,
+                                op_a,
+                                ..Case::random(&mut rng, m, n, k)
+                            };
+                            run(&full, &case, seed);
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// The sup path with k split into blocks (as for a large A or a B with long rows), made to
 /// split at test sizes: blocks of 64 bytes of A, or of at most 200 bytes of B along k, so
 /// each block's beta is 1 after the first and k leaves a short last block (and row-stored B

@@ -28,9 +28,9 @@
 //! any thread starts, so running out of memory is reported with C untouched.
 //!
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
-//! settles the cases that need no loop nest, orients the problem to the kernel's preferred C
-//! storage, plans the threads (`frame/thread/plan.rs`), and sends problems with a compact A
-//! down the unpacked sup path (each thread its own block of C), larger single-threaded ones
+//! settles the cases that need no loop nest (a single sup tile goes straight to its kernel),
+//! orients the problem to the kernel's preferred C storage, plans the threads
+//! (`frame/thread/plan.rs`), and sends problems with a compact A down the unpacked sup path (each thread its own block of C), larger single-threaded ones
 //! whose B reads well in place down the same kernels with only A packed (both
 //! `frame/l3/sup.rs`), tall single-threaded ones to `frame/l3/tall.rs`, and outer products
 //! (k = 1) column by column to the gemv kernel (`frame/l3/gemv.rs`, each thread its own
@@ -44,7 +44,8 @@ use crate::l3::gemv::{gemm_by_columns, gemm_by_columns_team};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
-    gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c,
+    gemm_sup, gemm_sup_one_tile, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
+    splits_k_over_large_c,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -88,6 +89,9 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_by_columns(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
     }
+    if one_tile_on_sup(kernel, alpha, a, b, beta, c) {
+        return Ok(());
+    }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
     // fastest, solve the transposed problem instead, so the kernel sees its favourite layout
     // (same-type pairs only: a mixed pair's kernel takes its operands in one order).
@@ -104,6 +108,35 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.rb().t(), rntm);
     }
     gemm_oriented(cntx, kernel, alpha, a, b, beta, c, rntm)
+}
+
+/// A problem of one sup tile goes straight to the sup kernel ([`gemm_sup_one_tile`]), in the
+/// orientation sup kernels prefer (C's columns contiguous; a row-stored C is solved as
+/// Cᵀ = op(B)ᵀ·op(A)ᵀ), ahead of the plan and the path choice: a 4×4×4 dgemm call took 39
+/// instead of 27 ns without it (docs/Performance.md). Problems of several tiles gained
+/// nothing measurable from the same shortcut (16³…32³), so they keep the usual path. False,
+/// with nothing touched, for any other problem.
+#[inline(always)]
+fn one_tile_on_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> bool {
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
+    if c.row_stride() == 1 {
+        return gemm_sup_one_tile(sup, alpha, a, b, beta, c);
+    }
+    if c.col_stride() == 1
+        && let Some((bt, at)) = A::swapped(a, b)
+    {
+        return gemm_sup_one_tile(sup, alpha, &bt, &at, beta, &mut c.rb().t());
+    }
+    false
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by
