@@ -64,10 +64,12 @@ fn sizes_around_the_sup_tile() {
     }
 }
 
-/// Problems of one sup tile, which `gemm_front` sends straight to the sup kernel: every
-/// storage of C (row-stored C is solved as Cᵀ, general strides take the usual path) and
-/// op(A), with random op(B), storages of A and B and scalar classes, k either side of the
-/// shortcut's bound (256), on each configuration as is.
+/// Problems of one sup tile, which `gemm_front` sends straight to the sup kernel
+/// (`frame/l3/one_tile.rs`): every storage of C (row-stored C is solved as Cᵀ, general
+/// strides take the usual path), op(A) and op(B) (A not column-stored or conjugated, and
+/// conjugated B, are copied onto the stack when they fit, else take the usual path), with
+/// random storages of A and B and scalar classes; k either side of the shortcut's bound
+/// (256) and of what fits its copies; on each configuration as is.
 #[test]
 fn one_tile_problems_in_every_orientation() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -77,16 +79,19 @@ fn one_tile_problems_in_every_orientation() {
             let mut rng = Rng::new(59);
             let mut seed = 12000;
             for (m, n) in [(mr, nr), (square, square), (3, 2), (2, 5)] {
-                for k in [1, 2, 255, 256, 257] {
+                for k in [1, 2, 9, 24, 255, 256, 257] {
                     for st_c in Storage::ALL {
                         for op_a in Op::ALL {
-                            seed += 1;
-                            let case = Case {
-                                st_c,
-                                op_a,
-                                ..Case::random(&mut rng, m, n, k)
-                            };
-                            run(&full, &case, seed);
+                            for op_b in Op::ALL {
+                                seed += 1;
+                                let case = Case {
+                                    st_c,
+                                    op_a,
+                                    op_b,
+                                    ..Case::random(&mut rng, m, n, k)
+                                };
+                                run(&full, &case, seed);
+                            }
                         }
                     }
                 }

@@ -42,10 +42,10 @@ use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
 use crate::l3::gemv::{gemm_by_columns, gemm_by_columns_team};
 use crate::l3::macrokernel::macrokernel;
+use crate::l3::one_tile::gemm_one_tile;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
-    gemm_sup, gemm_sup_one_tile, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
-    splits_k_over_large_c,
+    gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -89,7 +89,8 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_by_columns(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
     }
-    if one_tile_on_sup(kernel, alpha, a, b, beta, c) {
+    // A single tile: straight to the sup kernel (frame/l3/one_tile.rs).
+    if gemm_one_tile(kernel, alpha, a, b, beta, c) {
         return Ok(());
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
@@ -108,35 +109,6 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.rb().t(), rntm);
     }
     gemm_oriented(cntx, kernel, alpha, a, b, beta, c, rntm)
-}
-
-/// A problem of one sup tile goes straight to the sup kernel ([`gemm_sup_one_tile`]), in the
-/// orientation sup kernels prefer (C's columns contiguous; a row-stored C is solved as
-/// Cᵀ = op(B)ᵀ·op(A)ᵀ), ahead of the plan and the path choice: a 4×4×4 dgemm call took 39
-/// instead of 27 ns without it (docs/Performance.md). Problems of several tiles gained
-/// nothing measurable from the same shortcut (16³…32³), so they keep the usual path. False,
-/// with nothing touched, for any other problem.
-#[inline(always)]
-fn one_tile_on_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
-    kernel: &GemmKernel<A, B>,
-    alpha: A::Acc,
-    a: &MatRef<A>,
-    b: &MatRef<B>,
-    beta: A::Acc,
-    c: &mut MatMut<A::Acc>,
-) -> bool {
-    let Some(sup) = kernel.sup() else {
-        return false;
-    };
-    if c.row_stride() == 1 {
-        return gemm_sup_one_tile(sup, alpha, a, b, beta, c);
-    }
-    if c.col_stride() == 1
-        && let Some((bt, at)) = A::swapped(a, b)
-    {
-        return gemm_sup_one_tile(sup, alpha, &bt, &at, beta, &mut c.rb().t());
-    }
-    false
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by

@@ -26,7 +26,7 @@
 //! the two and the loop nest by the kernel's `SupLimits`. With threads, the unpacked path
 //! runs on a team, each thread on its own block of C ([`gemm_sup_team`]); the packed-A path
 //! is one-thread only. A problem of a single tile skips all of this: `gemm_front` hands it
-//! to the kernel in one call ([`gemm_sup_one_tile`]).
+//! to the kernel in one call (`frame/l3/one_tile.rs`).
 
 use std::ops::Range;
 
@@ -60,62 +60,6 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     // SAFETY: A is a checked m×k view with unit row stride.
     unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
     Ok(())
-}
-
-/// The deepest problem [`gemm_sup_one_tile`] takes. A single tile reads every element of A
-/// and B once, so splitting its k never pays; the bound keeps such problems far below any
-/// thread threshold (a 32×12×256 tile is 2^16.6 multiply-adds; threads start at 2^18 each),
-/// and past it the kernel's time hides the few ns the path saves.
-pub(crate) const ONE_TILE_MAX_K: usize = 256;
-
-/// A problem of one sup tile (m ≤ MR, n ≤ NR, k ≤ [`ONE_TILE_MAX_K`]) within the sup limits,
-/// with an A the kernel reads in place and B not conjugated: one kernel call on the calling thread, with no plan,
-/// path choice or tile loop between the API and the kernel. Returns false, having touched
-/// nothing, for any other problem. Computes what [`gemm_sup`] computes for the same problem
-/// (one tile, one k block).
-#[inline(always)]
-pub(crate) fn gemm_sup_one_tile<A: GemmPair<B>, B: Element>(
-    sup: &SupKernel<A, B>,
-    alpha: A::Acc,
-    a: &MatRef<A>,
-    b: &MatRef<B>,
-    beta: A::Acc,
-    c: &mut MatMut<A::Acc>,
-) -> bool {
-    let (mr, nr) = sup.tile();
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    if m > mr
-        || n > nr
-        || k > ONE_TILE_MAX_K
-        || a.row_stride() != 1
-        || a.is_conj()
-        || b.is_conj()
-        // The limits bind here too: a context whose limits refuse A (a test's, to reach the
-        // packed paths at small sizes) never takes a sup path.
-        || !sup.suits(m, k, Some(a.col_stride().unsigned_abs()))
-    {
-        return false;
-    }
-    let args = SupUkrArgs {
-        m,
-        n,
-        k,
-        alpha,
-        a: a.as_ptr(),
-        cs_a: a.col_stride(),
-        b: b.as_ptr(),
-        rs_b: b.row_stride(),
-        cs_b: b.col_stride(),
-        beta,
-        c: c.ptr_at(0, 0),
-        rs_c: c.row_stride(),
-        cs_c: c.col_stride(),
-    };
-    // SAFETY: the tile is all of C (a checked view, exclusively borrowed), m ≤ MR and n ≤ NR;
-    // A is a checked m×k view with unit row stride and B a checked k×n view; the context's
-    // kernel runs on this CPU.
-    unsafe { (sup.ukr())(&args) };
-    true
 }
 
 /// [`gemm_sup`] for an A the kernel cannot read in place: copied first, once. Out of line, so

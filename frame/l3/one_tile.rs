@@ -1,0 +1,207 @@
+//! Problems of a single sup tile (m ≤ MR, n ≤ NR, short k): one call of the sup kernel,
+//! straight from `gemm_front`, before the thread plan and the path choice.
+//!
+//! For such a call the fixed cost ahead of the kernel is most of the time: a 4×4×4 dgemm
+//! took 40 ns through the usual path (plan, path choice, `gemm_sup`'s k blocks and tile loop)
+//! and 27 ns through this one (docs/Performance.md, session 22). An A the kernel cannot read
+//! in place (row-stored, general strides, or conjugated) and a conjugated B are copied onto
+//! the stack first when they fit ([`COPY_BYTES`]), instead of the usual path's heap copy of A
+//! and loop nest for conjugated B.
+//!
+//! What it computes is what `gemm_sup` computes for the same problem: one tile, one k block.
+//! Problems of several tiles gained nothing measurable from the same shortcut (dgemm 16³ to
+//! 32³ level, 24³ 2 % slower), so they keep the usual path.
+
+use std::mem::MaybeUninit;
+
+use crate::cntx::{GemmKernel, SupKernel};
+use crate::kernels::SupUkrArgs;
+use crate::types::{Element, GemmPair};
+use crate::view::{MatMut, MatRef};
+
+/// The deepest problem taken. A single tile reads every element of A and B once, so
+/// splitting its k never pays; the bound keeps these problems far below any thread threshold
+/// (a 32×12×256 tile is 2^16.6 multiply-adds; threads start at 2^18 each), and past it the
+/// kernel's time hides the few ns the shortcut saves.
+pub(crate) const ONE_TILE_MAX_K: usize = 256;
+
+/// The most bytes copied onto the stack, A's copy and B's together: enough for a 16×16 A of
+/// f64, small enough to stay within one page of stack.
+const COPY_BYTES: usize = 3072;
+
+/// Runs C := alpha·op(A)·op(B) + beta·C as one sup kernel call when the problem is a single
+/// tile of the kernel (in the orientation sup kernels prefer: C's columns contiguous, a
+/// row-stored C solved as Cᵀ = op(B)ᵀ·op(A)ᵀ) within its limits, and returns true; returns
+/// false, having touched nothing, for any other problem.
+#[inline(always)]
+pub(crate) fn gemm_one_tile<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> bool {
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
+    if c.row_stride() == 1 {
+        return one_tile_oriented(sup, alpha, a, b, beta, c);
+    }
+    if c.col_stride() == 1
+        && let Some((bt, at)) = A::swapped(a, b)
+    {
+        return one_tile_oriented(sup, alpha, &bt, &at, beta, &mut c.rb().t());
+    }
+    false
+}
+
+/// [`gemm_one_tile`] once C is column-stored.
+#[inline(always)]
+fn one_tile_oriented<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> bool {
+    let (mr, nr) = sup.tile();
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    if m > mr || n > nr || k > ONE_TILE_MAX_K {
+        return false;
+    }
+    let a_in_place = a.row_stride() == 1 && !a.is_conj();
+    // The limits bind here too (a copy of A has column stride m): a context whose limits
+    // refuse A (a test's, to reach the packed paths at small sizes) never takes a sup path.
+    let a_col_stride = if a_in_place {
+        a.col_stride().unsigned_abs()
+    } else {
+        m
+    };
+    if !sup.suits(m, k, Some(a_col_stride)) {
+        return false;
+    }
+    if a_in_place && !b.is_conj() {
+        // SAFETY: A has unit row stride and no pending conjugation, B none either; the tile
+        // is the whole problem and within MR×NR.
+        unsafe { run_tile(sup, alpha, a, b, beta, c) };
+        return true;
+    }
+    one_tile_from_copies(sup, alpha, a, b, beta, c)
+}
+
+/// A 64-byte aligned stack buffer for the copies.
+#[repr(C, align(64))]
+struct CopyBuffer([MaybeUninit<u8>; COPY_BYTES]);
+
+/// [`one_tile_oriented`] with A copied (unless the kernel reads it in place) and B copied
+/// (if conjugated), both column-major with their conjugation applied, into a stack buffer;
+/// false, having touched nothing, when they do not fit. Out of line, so that the usual call
+/// does not carry the buffer in its stack frame.
+#[inline(never)]
+fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> bool {
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let copy_a = a.row_stride() != 1 || a.is_conj();
+    let copy_b = b.is_conj();
+    // m, n ≤ 32 and k ≤ 256 here, so these cannot overflow.
+    let a_room = if copy_a { m * k * size_of::<A>() } else { 0 }.next_multiple_of(64);
+    let b_bytes = if copy_b { k * n * size_of::<B>() } else { 0 };
+    if a_room + b_bytes > COPY_BYTES {
+        return false;
+    }
+    let mut buffer = CopyBuffer([MaybeUninit::uninit(); COPY_BYTES]);
+    let base = buffer.0.as_mut_ptr();
+    let a_copy;
+    let a = if copy_a {
+        // SAFETY: the buffer is 64-byte aligned (at least A's alignment) and holds
+        // `a_room` ≥ m·k elements of A from its start.
+        a_copy = unsafe { copy_col_major(a, base.cast::<A>()) };
+        &a_copy
+    } else {
+        a
+    };
+    let b_copy;
+    let b = if copy_b {
+        // SAFETY: `a_room` is a multiple of 64, so B's part is aligned for B too, and it
+        // holds k·n elements of B before the buffer's end (checked above).
+        b_copy = unsafe { copy_col_major(b, base.add(a_room).cast::<B>()) };
+        &b_copy
+    } else {
+        b
+    };
+    // SAFETY: A now has unit row stride and no pending conjugation (the copy's, or as it
+    // was), B no pending conjugation; the tile is the whole problem, within MR×NR (checked by
+    // the caller). The copies live in `buffer` until the end of this function.
+    unsafe { run_tile(sup, alpha, a, b, beta, c) };
+    true
+}
+
+/// Writes op(X), its pending conjugation applied, column by column (leading dimension: its
+/// rows) to `dst`, and returns a view of the copy (scale 1: gemm has folded X's scalar into
+/// alpha).
+///
+/// # Safety
+/// `dst` is aligned for T and valid for writes of rows·cols elements, which nothing else
+/// reads or writes for the lifetime of the returned view.
+unsafe fn copy_col_major<'a, T: Element>(x: &MatRef<T>, dst: *mut T) -> MatRef<'a, T> {
+    let (rows, cols) = (x.nrows(), x.ncols());
+    let conj = x.is_conj();
+    for j in 0..cols {
+        for i in 0..rows {
+            // SAFETY: (i, j) is in X's range; the destination is within rows·cols elements
+            // (the caller's promise).
+            unsafe {
+                let v = x.read_stored(i, j);
+                dst.add(j * rows + i).write(if conj { v.conj() } else { v });
+            }
+        }
+    }
+    // SAFETY: all rows·cols elements were just written, and the caller keeps them to the
+    // view alone; rows, cols ≤ 256 and leading dimension `rows` cannot overflow.
+    unsafe { MatRef::from_raw_parts(dst, rows, cols, 1, rows.max(1) as isize) }
+        .expect("a copy of at most 256×256 elements has valid strides")
+}
+
+/// One call of the sup kernel for the whole problem.
+///
+/// # Safety
+/// C is at most MR×NR of `sup`; A has unit row stride and no pending conjugation, B no
+/// pending conjugation; all three are checked views (C exclusively borrowed) of a problem
+/// whose shapes agree.
+#[inline(always)]
+unsafe fn run_tile<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) {
+    let args = SupUkrArgs {
+        m: c.nrows(),
+        n: c.ncols(),
+        k: a.ncols(),
+        alpha,
+        a: a.as_ptr(),
+        cs_a: a.col_stride(),
+        b: b.as_ptr(),
+        rs_b: b.row_stride(),
+        cs_b: b.col_stride(),
+        beta,
+        c: c.ptr_at(0, 0),
+        rs_c: c.row_stride(),
+        cs_c: c.col_stride(),
+    };
+    // SAFETY: the kernel's contract (tile within MR×NR, A with unit row stride, B any
+    // strides, C exclusively borrowed) is the caller's promise; the context's kernel runs on
+    // this CPU.
+    unsafe { (sup.ukr())(&args) };
+}
