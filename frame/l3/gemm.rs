@@ -45,7 +45,7 @@ use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_one_tile;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
-    gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c,
+    gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_takes_b,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -159,17 +159,17 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
     if let Some(sup) = kernel.sup()
         && sup.suits(shape.0, shape.2, a_col_stride)
-        && !b.is_conj()
+        && sup_takes_b(b)
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
             && may_pack_only_a(sup, b, kernel.blocksizes()))
     {
-        let transpose_a = kernel.pack_transposes().0;
+        let transposes = kernel.pack_transposes();
         if plan.ways == SINGLE {
-            return gemm_sup(sup, transpose_a, alpha, a, b, beta, c);
+            return gemm_sup(sup, transposes, alpha, a, b, beta, c);
         }
         // With more threads, each takes its own block of C (frame/l3/blocks.rs).
         if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), sup.tile()) {
-            return gemm_sup_team(sup, transpose_a, alpha, a, b, beta, c, ways, plan.pin);
+            return gemm_sup_team(sup, transposes, alpha, a, b, beta, c, ways, plan.pin);
         }
     }
     gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, &plan)

@@ -22,7 +22,8 @@
 //! The kernel loads each column of A as a vector, so A needs unit row stride and no pending
 //! conjugation; otherwise `gemm_sup` first copies it, once, into a column-major buffer (m·k
 //! elements, small by construction). B is read in place with any strides: its elements are
-//! broadcast. Edges are the kernel's (masked loads and stores). `gemm_front` chooses between
+//! broadcast. A conjugated B is copied too (conjugation applied), when it is small enough
+//! ([`sup_takes_b`]); a larger one goes to the loop nest. Edges are the kernel's (masked loads and stores). `gemm_front` chooses between
 //! the two and the loop nest by the kernel's `SupLimits`. With threads, the unpacked path
 //! runs on a team, each thread on its own block of C ([`gemm_sup_team`]); the packed-A path
 //! is one-thread only. A problem of a single tile skips all of this: `gemm_front` hands it
@@ -41,81 +42,150 @@ use crate::prefetch::{Level, prefetch_bytes};
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
-/// C := alpha·A·B + beta·C through `sup` (A m×k, B k×n, C m×n, all checked; B not
-/// conjugated: `gemm_front` sends conjugated B down the packed path). `transpose_a` is the
-/// configuration's packing kernel for A, used if A must be copied.
+/// The configuration's packing kernels for A and B (`GemmKernel::pack_transposes`), which
+/// copy them when the sup kernel cannot read them as they are.
+pub(crate) type Transposes<A, B> = (Option<TransposeUkr<A>>, Option<TransposeUkr<B>>);
+
+/// The largest conjugated B the sup path copies (k·n·size, bytes); a larger one sends the
+/// problem to the loop nest, which packs B block by block. The copy costs no more than the
+/// nest's packing of the same B. Measured (zgemm A·Bᴴ, skx, one thread, session 22), loop
+/// nest → sup with B copied: 8³ 428–479 → 248–252 ns, 16³ 1.47–1.49 → 0.97–0.98 µs, 32³
+/// 7.1–7.3 → 5.9–6.0 µs, 128³ 331–335 → 317–319 µs, where A·B took 145 ns, 0.77–0.80,
+/// 5.3 and 302–309 µs; on two threads 128³ level (187 µs).
+const MAX_B_COPY_BYTES: usize = 4 << 20;
+
+/// Whether the sup path can take B: as it is, or conjugated and small enough to copy
+/// (the kernel cannot conjugate B's elements itself).
+pub(crate) fn sup_takes_b<B: Element>(b: &MatRef<B>) -> bool {
+    !b.is_conj()
+        || b.nrows()
+            .saturating_mul(b.ncols())
+            .saturating_mul(size_of::<B>())
+            <= MAX_B_COPY_BYTES
+}
+
+/// C := alpha·A·B + beta·C through `sup` (A m×k, B k×n, C m×n, all checked; a conjugated B
+/// no larger than [`sup_takes_b`] allows). `transposes` are the configuration's packing
+/// kernels, used if A or B must be copied.
 pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
-    transpose_a: Option<TransposeUkr<A>>,
+    transposes: Transposes<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    debug_assert!(!b.is_conj());
-    if a.row_stride() != 1 || a.is_conj() {
-        return gemm_sup_copying_a(sup, transpose_a, alpha, a, b, beta, c);
+    if a.row_stride() != 1 || a.is_conj() || b.is_conj() {
+        return gemm_sup_copying(sup, transposes, alpha, a, b, beta, c);
     }
     // SAFETY: A is a checked m×k view with unit row stride.
     unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
     Ok(())
 }
 
-/// [`gemm_sup`] for an A the kernel cannot read in place: copied first, once. Out of line, so
-/// that the usual call (A read in place) does not carry this path's buffer and error
-/// handling (a few ns of a 2×2×2 call).
+/// [`gemm_sup`] for an A the kernel cannot read in place, or a conjugated B: copied first,
+/// once. Out of line, so that the usual call (A and B read in place) does not carry this
+/// path's buffers and error handling (a few ns of a 2×2×2 call).
 #[inline(never)]
-fn gemm_sup_copying_a<A: GemmPair<B>, B: Element>(
+fn gemm_sup_copying<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
-    transpose_a: Option<TransposeUkr<A>>,
+    transposes: Transposes<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    let mut copy = copy_a(a, transpose_a)?;
-    let a = a_in_copy(&mut copy, a.nrows(), a.ncols());
-    // SAFETY: the copy is an m×k column-major view (unit row stride).
-    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
+    let mut copies = Copies::default();
+    let (a, b) = as_the_kernel_reads(a, b, transposes, &mut copies)?;
+    // SAFETY: A (itself or its copy) is an m×k view with unit row stride.
+    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), &b, beta, c) };
     Ok(())
 }
 
-/// A copy of op(A) in column-major order (ld = m) that the sup kernel reads in place: one
-/// panel of m rows, which packing makes with its fast paths (8×8 transposes for row-stored
-/// A) and op() applied.
-fn copy_a<A: Element>(a: &MatRef<A>, transpose_a: Option<TransposeUkr<A>>) -> Result<PackBuf> {
-    let (m, k) = (a.nrows(), a.ncols());
-    // Checked: A may be a zero-stride view of a larger shape than any memory holds.
-    let bytes = m.checked_mul(k).and_then(|e| e.checked_mul(size_of::<A>()));
+/// Buffers for the copies [`as_the_kernel_reads`] makes.
+#[derive(Default)]
+struct Copies {
+    a: Option<PackBuf>,
+    b: Option<PackBuf>,
+}
+
+/// A and B as the sup kernel reads them: A with unit row stride and no pending conjugation,
+/// B with no pending conjugation. Each one that is not is copied into `copies`, in
+/// column-major order with op() applied; an `Err` (out of memory) before C is touched.
+fn as_the_kernel_reads<'a, A: Element, B: Element>(
+    a: &MatRef<'a, A>,
+    b: &MatRef<'a, B>,
+    (transpose_a, transpose_b): Transposes<A, B>,
+    copies: &'a mut Copies,
+) -> Result<(MatRef<'a, A>, MatRef<'a, B>)> {
+    let Copies {
+        a: a_copy,
+        b: b_copy,
+    } = copies;
+    let a = if a.row_stride() != 1 || a.is_conj() {
+        let (m, k) = (a.nrows(), a.ncols());
+        view_of_copy(a_copy.insert(copy_col_major(a, transpose_a, "A")?), m, k)
+    } else {
+        *a
+    };
+    let b = if b.is_conj() {
+        let (k, n) = (b.nrows(), b.ncols());
+        view_of_copy(b_copy.insert(copy_col_major(b, transpose_b, "B")?), k, n)
+    } else {
+        *b
+    };
+    Ok((a, b))
+}
+
+/// A copy of op(X) in column-major order (ld = its rows) that the sup kernel reads in place:
+/// one panel as tall as X, which packing makes with its fast paths (8×8 transposes for
+/// row-stored X) and op() applied. `name` names X in the error.
+fn copy_col_major<T: Element>(
+    x: &MatRef<T>,
+    transpose: Option<TransposeUkr<T>>,
+    name: &str,
+) -> Result<PackBuf> {
+    let (rows, cols) = (x.nrows(), x.ncols());
+    // Checked: X may be a zero-stride view of a larger shape than any memory holds.
+    let bytes = rows
+        .checked_mul(cols)
+        .and_then(|e| e.checked_mul(size_of::<T>()));
     let bytes = bytes.ok_or_else(|| {
-        let what = format!("gemm: a copy of the {m}×{k} A does not fit in memory");
+        let what = format!("gemm: a copy of the {rows}×{cols} {name} does not fit in memory");
         Error::new(ErrorKind::OutOfMemory, what)
     })?;
     let mut copy = PackBuf::checkout(bytes)?;
-    pack_a_panels(a, m, 0..1, copy.as_mut_slice::<A>(m * k), transpose_a);
+    pack_a_panels(
+        x,
+        rows,
+        0..1,
+        copy.as_mut_slice::<T>(rows * cols),
+        transpose,
+    );
     Ok(copy)
 }
 
-/// The m×k view of a copy made by [`copy_a`].
-fn a_in_copy<A: Element>(copy: &mut PackBuf, m: usize, k: usize) -> MatRef<'_, A> {
-    let data: &[A] = copy.as_mut_slice::<A>(m * k);
-    // Cannot fail: the slice holds m·k elements and ld = m is at least 1 when k > 0.
-    MatRef::col_major(data, m, k, m.max(1)).expect("the copy holds an m×k A")
+/// The rows×cols view of a copy made by [`copy_col_major`].
+fn view_of_copy<T: Element>(copy: &mut PackBuf, rows: usize, cols: usize) -> MatRef<'_, T> {
+    let data: &[T] = copy.as_mut_slice::<T>(rows * cols);
+    // Cannot fail: the slice holds rows·cols elements and ld = rows is at least 1 when
+    // cols > 0.
+    MatRef::col_major(data, rows, cols, rows.max(1)).expect("the copy holds the whole view")
 }
 
 /// [`gemm_sup`] on a team of `ways.0 × ways.1` threads (see
 /// [`block_ways`](crate::thread::plan::block_ways)): each thread runs the one-thread path on
 /// its own block of C, an MR-aligned share of the rows by an NR-aligned share of the columns
-/// (`blocks.rs`), reading its rows of A and its columns of B in place. A's copy, when the
-/// kernel cannot read A in place, is made once before the team starts. Every tile is
-/// computed as one thread would compute it.
+/// (`blocks.rs`), reading its rows of A and its columns of B in place. The copies of A and B,
+/// when the kernel cannot read them as they are, are made once before the team starts.
+/// Every tile is computed as one thread would compute it.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
-    transpose_a: Option<TransposeUkr<A>>,
+    transposes: Transposes<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
@@ -124,14 +194,9 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
     ways: (usize, usize),
     pin: bool,
 ) -> Result<()> {
-    debug_assert!(!b.is_conj());
-    let (m, k) = (c.nrows(), a.ncols());
-    let mut copy = None;
-    let a = if a.row_stride() != 1 || a.is_conj() {
-        a_in_copy(copy.insert(copy_a(a, transpose_a)?), m, k)
-    } else {
-        *a
-    };
+    let k = a.ncols();
+    let mut copies = Copies::default();
+    let (a, b) = as_the_kernel_reads(a, b, transposes, &mut copies)?;
     run_on_blocks_of_c(c, ways, sup.tile(), pin, |rows, cols, c_block| {
         let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
         let b_cols = b.submatrix(0, cols.start, k, cols.len());
