@@ -6,7 +6,7 @@ use std::ffi::{CStr, c_int, c_void};
 use std::io::Write;
 
 use crate::blas::gemm::{GemmArgs, Op, Refusal, gemm_col_major, read};
-use crate::blas::xerbla::{call_cblas_xerbla, set_row_major_flag};
+use crate::blas::xerbla::call_cblas_xerbla;
 use crate::types::{GemmPair, Scalar, c32, c64};
 
 /// `CblasRowMajor`.
@@ -48,18 +48,18 @@ unsafe fn cblas_gemm<T>(
     T: GemmPair<T, Acc = T> + Scalar,
 {
     if layout != ROW_MAJOR && layout != COL_MAJOR {
-        call_cblas_xerbla(1, routine, c"Illegal layout setting, %d\n", layout);
+        call_cblas_xerbla(false, 1, routine, c"Illegal layout setting, %d\n", layout);
         return;
     }
     let row_major = layout == ROW_MAJOR;
-    set_row_major_flag(row_major);
     let (Some(ta), Some(tb)) = (decode_trans(transa), decode_trans(transb)) else {
         if decode_trans(transa).is_none() {
-            call_cblas_xerbla(2, routine, c"Illegal TransA setting, %d\n", transa);
+            let form = c"Illegal TransA setting, %d\n";
+            call_cblas_xerbla(row_major, 2, routine, form, transa);
         } else {
-            call_cblas_xerbla(3, routine, c"Illegal TransB setting, %d\n", transb);
+            let form = c"Illegal TransB setting, %d\n";
+            call_cblas_xerbla(row_major, 3, routine, form, transb);
         }
-        set_row_major_flag(false);
         return;
     };
     let args = if row_major {
@@ -92,14 +92,13 @@ unsafe fn cblas_gemm<T>(
         // The Fortran position plus one (CBLAS has `layout` first); for row-major calls the
         // positions of the swapped call, as the reference reports them.
         Err(Refusal::BadArgument(position)) => {
-            call_cblas_xerbla(position + 1, routine, c"", 0);
+            call_cblas_xerbla(row_major, position + 1, routine, c"", 0);
         }
         Err(Refusal::Failed(e)) => {
             let routine = routine.to_string_lossy();
             let _ = writeln!(std::io::stderr(), "oxblis: {routine} did nothing: {e}");
         }
     }
-    set_row_major_flag(false);
 }
 
 /// The complex CBLAS calls: scalars and arrays by untyped pointer.
@@ -131,7 +130,7 @@ unsafe fn cblas_complex_gemm<T>(
     let (alpha, beta) = unsafe { (read(alpha.cast::<T>()), read(beta.cast::<T>())) };
     let (Some(alpha), Some(beta)) = (alpha, beta) else {
         let position = if alpha.is_none() { 7 } else { 12 };
-        call_cblas_xerbla(position, routine, c"", 0);
+        call_cblas_xerbla(false, position, routine, c"", 0);
         return;
     };
     // SAFETY: the caller's contract, passed on with the arrays typed.

@@ -15,7 +15,9 @@
 //! CBLAS detail kept from the reference: a row-major call is checked as the column-major
 //! call it becomes (A and B swapped), so the positions of M/N and LDA/LDB come out swapped;
 //! the reference sets the global `RowMajorStrg` while such a call runs and its
-//! `cblas_xerbla` (and the CBLAS test programs' own) swaps them back for gemm.
+//! `cblas_xerbla` (and the CBLAS test programs' own) swaps them back for gemm. oxblis sets
+//! it only around its calls of `cblas_xerbla`, the one place it is read, so that calls
+//! without errors do not pay for it.
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::io::Write;
@@ -62,9 +64,9 @@ fn row_major_flag_ptr() -> *mut c_int {
     }) as *mut c_int
 }
 
-/// Sets `RowMajorStrg`. Like the reference, a plain global: concurrent CBLAS calls of both
+/// Sets `RowMajorStrg`. Like the reference, a plain global: concurrent CBLAS errors of both
 /// layouts can see each other's value, which only affects the numbering in error messages.
-pub(crate) fn set_row_major_flag(on: bool) {
+fn set_row_major_flag(on: bool) {
     // SAFETY: the address of a C `int` global (ours, or the same-named reference one).
     unsafe { row_major_flag_ptr().write_volatile(on as c_int) };
 }
@@ -95,19 +97,28 @@ pub(crate) fn call_xerbla(name: &str, info: c_int) {
 
 /// Reports bad argument `info` of `routine` (e.g. `c"cblas_dgemm"`) through the process's
 /// `cblas_xerbla` if there is one (with a reference-style `form` message and its one integer
-/// argument), else prints the reference message.
-pub(crate) fn call_cblas_xerbla(info: c_int, routine: &CStr, form: &CStr, value: c_int) {
+/// argument), else prints the reference message. `RowMajorStrg` says `row_major` while the
+/// handler runs, the only time anything reads it, so calls without an error never write it.
+pub(crate) fn call_cblas_xerbla(
+    row_major: bool,
+    info: c_int,
+    routine: &CStr,
+    form: &CStr,
+    value: c_int,
+) {
+    set_row_major_flag(row_major);
     let handler = lookup(c"cblas_xerbla");
     if handler.is_null() {
         print_cblas_xerbla(info, routine);
-        return;
+    } else {
+        // SAFETY: a symbol named `cblas_xerbla` is the CBLAS handler, variadic after `form`;
+        // `form` asks for at most one int, which is passed.
+        unsafe {
+            let handler: CblasXerbla = std::mem::transmute(handler);
+            handler(info, routine.as_ptr(), form.as_ptr(), value);
+        }
     }
-    // SAFETY: a symbol named `cblas_xerbla` is the CBLAS handler, variadic after `form`;
-    // `form` asks for at most one int, which is passed.
-    unsafe {
-        let handler: CblasXerbla = std::mem::transmute(handler);
-        handler(info, routine.as_ptr(), form.as_ptr(), value);
-    }
+    set_row_major_flag(false);
 }
 
 fn print_xerbla(name: &str, info: c_int) {
