@@ -111,7 +111,7 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let copy_a = a.row_stride() != 1 || a.is_conj();
     let copy_b = b.is_conj();
-    // m, n ≤ 32 and k ≤ 256 here, so these cannot overflow.
+    // m ≤ MR and n ≤ NR (at most 32 in every kernel) and k ≤ 256: these cannot overflow.
     let a_room = if copy_a { m * k * size_of::<A>() } else { 0 }.next_multiple_of(64);
     let b_bytes = if copy_b { k * n * size_of::<B>() } else { 0 };
     if a_room + b_bytes > COPY_BYTES {
@@ -123,7 +123,7 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
     let a = if copy_a {
         // SAFETY: the buffer is 64-byte aligned (at least A's alignment) and holds
         // `a_room` ≥ m·k elements of A from its start.
-        a_copy = unsafe { copy_col_major(a, base.cast::<A>()) };
+        a_copy = unsafe { copy_onto_stack(a, base.cast::<A>()) };
         &a_copy
     } else {
         a
@@ -132,7 +132,7 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
     let b = if copy_b {
         // SAFETY: `a_room` is a multiple of 64, so B's part is aligned for B too, and it
         // holds k·n elements of B before the buffer's end (checked above).
-        b_copy = unsafe { copy_col_major(b, base.add(a_room).cast::<B>()) };
+        b_copy = unsafe { copy_onto_stack(b, base.add(a_room).cast::<B>()) };
         &b_copy
     } else {
         b
@@ -151,7 +151,7 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
 /// # Safety
 /// `dst` is aligned for T and valid for writes of rows·cols elements, which nothing else
 /// reads or writes for the lifetime of the returned view.
-unsafe fn copy_col_major<'a, T: Element>(x: &MatRef<T>, dst: *mut T) -> MatRef<'a, T> {
+unsafe fn copy_onto_stack<'a, T: Element>(x: &MatRef<T>, dst: *mut T) -> MatRef<'a, T> {
     let (rows, cols) = (x.nrows(), x.ncols());
     let conj = x.is_conj();
     for j in 0..cols {
