@@ -5,17 +5,16 @@
 //! took 40 ns through the usual path (plan, path choice, `gemm_sup`'s k blocks and tile loop)
 //! and 27 ns through this one (docs/Performance.md, session 22). An A the kernel cannot read
 //! in place (row-stored, general strides, or conjugated) and a conjugated B are copied onto
-//! the stack first when they fit ([`COPY_BYTES`]), instead of the usual path's heap copy of A
+//! the stack first when they fit (`stack_copies.rs`), instead of the usual path's heap copy of A
 //! and loop nest for conjugated B.
 //!
 //! What it computes is what `gemm_sup` computes for the same problem: one tile, one k block.
 //! Problems of several tiles gained nothing measurable from the same shortcut (dgemm 16³ to
 //! 32³ level, 24³ 2 % slower), so they keep the usual path.
 
-use std::mem::MaybeUninit;
-
 use crate::cntx::{GemmKernel, SupKernel};
 use crate::kernels::SupUkrArgs;
+use crate::l3::stack_copies::with_stack_copies;
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
@@ -24,10 +23,6 @@ use crate::view::{MatMut, MatRef};
 /// (a 32×12×256 tile is 2^16.6 multiply-adds; threads start at 2^18 each), and past it the
 /// kernel's time hides the few ns the shortcut saves.
 pub(crate) const ONE_TILE_MAX_K: usize = 256;
-
-/// The most bytes copied onto the stack, A's copy and B's together: enough for a 16×16 A of
-/// f64, small enough to stay within one page of stack.
-const COPY_BYTES: usize = 3072;
 
 /// Runs C := alpha·op(A)·op(B) + beta·C as one sup kernel call when the problem is a single
 /// tile of the kernel (in the orientation sup kernels prefer: C's columns contiguous, a
@@ -91,14 +86,10 @@ fn one_tile_oriented<A: GemmPair<B>, B: Element>(
     one_tile_from_copies(sup, alpha, a, b, beta, c)
 }
 
-/// A 64-byte aligned stack buffer for the copies.
-#[repr(C, align(64))]
-struct CopyBuffer([MaybeUninit<u8>; COPY_BYTES]);
-
 /// [`one_tile_oriented`] with A copied (unless the kernel reads it in place) and B copied
-/// (if conjugated), both column-major with their conjugation applied, into a stack buffer;
-/// false, having touched nothing, when they do not fit. Out of line, so that the usual call
-/// does not carry the buffer in its stack frame.
+/// (if conjugated) onto the stack (`stack_copies.rs`); false, having touched nothing, when
+/// they do not fit. Out of line, so that the usual call does not carry the buffer in its
+/// stack frame.
 #[inline(never)]
 fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
@@ -108,66 +99,13 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> bool {
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    let copy_a = a.row_stride() != 1 || a.is_conj();
-    let copy_b = b.is_conj();
-    // m ≤ MR and n ≤ NR (at most 32 in every kernel) and k ≤ 256: these cannot overflow.
-    let a_room = if copy_a { m * k * size_of::<A>() } else { 0 }.next_multiple_of(64);
-    let b_bytes = if copy_b { k * n * size_of::<B>() } else { 0 };
-    if a_room + b_bytes > COPY_BYTES {
-        return false;
-    }
-    let mut buffer = CopyBuffer([MaybeUninit::uninit(); COPY_BYTES]);
-    let base = buffer.0.as_mut_ptr();
-    let a_copy;
-    let a = if copy_a {
-        // SAFETY: the buffer is 64-byte aligned (at least A's alignment) and holds
-        // `a_room` ≥ m·k elements of A from its start.
-        a_copy = unsafe { copy_onto_stack(a, base.cast::<A>()) };
-        &a_copy
-    } else {
-        a
-    };
-    let b_copy;
-    let b = if copy_b {
-        // SAFETY: `a_room` is a multiple of 64, so B's part is aligned for B too, and it
-        // holds k·n elements of B before the buffer's end (checked above).
-        b_copy = unsafe { copy_onto_stack(b, base.add(a_room).cast::<B>()) };
-        &b_copy
-    } else {
-        b
-    };
-    // SAFETY: A now has unit row stride and no pending conjugation (the copy's, or as it
-    // was), B no pending conjugation; the tile is the whole problem, within MR×NR (checked by
-    // the caller). The copies live in `buffer` until the end of this function.
-    unsafe { run_tile(sup, alpha, a, b, beta, c) };
-    true
-}
-
-/// Writes op(X), its pending conjugation applied, column by column (leading dimension: its
-/// rows) to `dst`, and returns a view of the copy (scale 1: gemm has folded X's scalar into
-/// alpha).
-///
-/// # Safety
-/// `dst` is aligned for T and valid for writes of rows·cols elements, which nothing else
-/// reads or writes for the lifetime of the returned view.
-unsafe fn copy_onto_stack<'a, T: Element>(x: &MatRef<T>, dst: *mut T) -> MatRef<'a, T> {
-    let (rows, cols) = (x.nrows(), x.ncols());
-    let conj = x.is_conj();
-    for j in 0..cols {
-        for i in 0..rows {
-            // SAFETY: (i, j) is in X's range; the destination is within rows·cols elements
-            // (the caller's promise).
-            unsafe {
-                let v = x.read_stored(i, j);
-                dst.add(j * rows + i).write(if conj { v.conj() } else { v });
-            }
-        }
-    }
-    // SAFETY: all rows·cols elements were just written, and the caller keeps them to the
-    // view alone; rows, cols ≤ 256 and leading dimension `rows` cannot overflow.
-    unsafe { MatRef::from_raw_parts(dst, rows, cols, 1, rows.max(1) as isize) }
-        .expect("a copy of at most 256×256 elements has valid strides")
+    with_stack_copies(a, b, |a, b| {
+        // SAFETY: A now has unit row stride and no pending conjugation (the copy's, or as
+        // it was), B no pending conjugation; the tile is the whole problem, within MR×NR
+        // (checked by the caller).
+        unsafe { run_tile(sup, alpha, a, b, beta, c) };
+    })
+    .is_some()
 }
 
 /// One call of the sup kernel for the whole problem.

@@ -36,6 +36,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{SupUkrArgs, TransposeUkr};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::l3::gemm::{cache_blocks, longest_block};
+use crate::l3::stack_copies::with_stack_copies;
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
 use crate::prefetch::{Level, prefetch_bytes};
@@ -85,8 +86,9 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
 }
 
 /// [`gemm_sup`] for an A the kernel cannot read in place, or a conjugated B: copied first,
-/// once. Out of line, so that the usual call (A and B read in place) does not carry this
-/// path's buffers and error handling (a few ns of a 2×2×2 call).
+/// once, onto the stack when small (`stack_copies.rs`), else into pooled buffers. Out of
+/// line, so that the usual call (A and B read in place) does not carry this path's buffers
+/// and error handling (a few ns of a 2×2×2 call).
 #[inline(never)]
 fn gemm_sup_copying<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
@@ -97,6 +99,13 @@ fn gemm_sup_copying<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
+    let on_stack = with_stack_copies(a, b, |a, b| {
+        // SAFETY: A (itself or its copy) is an m×k view with unit row stride.
+        unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
+    });
+    if on_stack.is_some() {
+        return Ok(());
+    }
     let mut copies = Copies::default();
     let (a, b) = as_the_kernel_reads(a, b, transposes, &mut copies)?;
     // SAFETY: A (itself or its copy) is an m×k view with unit row stride.
