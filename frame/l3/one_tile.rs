@@ -5,8 +5,8 @@
 //! took 40 ns through the usual path (plan, path choice, `gemm_sup`'s k blocks and tile loop)
 //! and 27 ns through this one (docs/Performance.md, session 22). An A the kernel cannot read
 //! in place (row-stored, general strides, or conjugated) and a conjugated B are copied onto
-//! the stack first when they fit (`stack_copies.rs`), instead of the usual path's heap copy of A
-//! and loop nest for conjugated B.
+//! the stack first when they fit (`stack_copies.rs`, as the sup path does); when they do not,
+//! the problem takes the usual path.
 //!
 //! What it computes is what `gemm_sup` computes for the same problem: one tile, one k block.
 //! Problems of several tiles gained nothing measurable from the same shortcut (dgemm 16³ to
