@@ -105,7 +105,7 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
         // (checked by the caller).
         unsafe { run_tile(sup, alpha, a, b, beta, c) };
     })
-    .is_some()
+    .is_ok()
 }
 
 /// One call of the sup kernel for the whole problem.

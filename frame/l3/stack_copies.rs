@@ -19,15 +19,18 @@ struct CopyBuffer([MaybeUninit<u8>; COPY_BYTES]);
 
 /// Calls `f` with A and B as the sup kernel reads them: A copied unless it has unit row stride
 /// and no pending conjugation, B copied if conjugated, both column-major with their
-/// conjugation applied, on the stack. `None`, without calling `f`, when the copies do not fit
+/// conjugation applied, on the stack. Gives `f` back, uncalled, when the copies do not fit
 /// in [`COPY_BYTES`] together. Call it from a function of its own (`#[inline(never)]`), so
 /// that the buffer does not weigh on the frames of calls that copy nothing.
 #[inline(always)]
-pub(crate) fn with_stack_copies<A: Element, B: Element, R>(
+pub(crate) fn with_stack_copies<A: Element, B: Element, R, F>(
     a: &MatRef<A>,
     b: &MatRef<B>,
-    f: impl FnOnce(&MatRef<A>, &MatRef<B>) -> R,
-) -> Option<R> {
+    f: F,
+) -> Result<R, F>
+where
+    F: FnOnce(&MatRef<A>, &MatRef<B>) -> R,
+{
     let copy_a = a.row_stride() != 1 || a.is_conj();
     let copy_b = b.is_conj();
     let bytes = |x_rows: usize, x_cols: usize, size: usize| {
@@ -44,12 +47,12 @@ pub(crate) fn with_stack_copies<A: Element, B: Element, R>(
         0
     };
     if a_bytes > COPY_BYTES || b_bytes > COPY_BYTES {
-        return None;
+        return Err(f);
     }
     // B's part starts on a 64-byte boundary, aligned for any element.
     let a_room = a_bytes.next_multiple_of(64);
     if a_room + b_bytes > COPY_BYTES {
-        return None;
+        return Err(f);
     }
     let mut buffer = CopyBuffer([MaybeUninit::uninit(); COPY_BYTES]);
     let base = buffer.0.as_mut_ptr();
@@ -72,7 +75,7 @@ pub(crate) fn with_stack_copies<A: Element, B: Element, R>(
         b
     };
     // The copies live in `buffer` until the end of this function.
-    Some(f(a, b))
+    Ok(f(a, b))
 }
 
 /// Writes op(X), its pending conjugation applied, column by column (leading dimension: its

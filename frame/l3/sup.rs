@@ -86,9 +86,8 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
 }
 
 /// [`gemm_sup`] for an A the kernel cannot read in place, or a conjugated B: copied first,
-/// once, onto the stack when small (`stack_copies.rs`), else into pooled buffers. Out of
-/// line, so that the usual call (A and B read in place) does not carry this path's buffers
-/// and error handling (a few ns of a 2×2×2 call).
+/// once. Out of line, so that the usual call (A and B read in place) does not carry this
+/// path's buffers and error handling (a few ns of a 2×2×2 call).
 #[inline(never)]
 fn gemm_sup_copying<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
@@ -99,18 +98,32 @@ fn gemm_sup_copying<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    let on_stack = with_stack_copies(a, b, |a, b| {
+    with_operands_the_kernel_reads(a, b, transposes, |a, b| {
         // SAFETY: A (itself or its copy) is an m×k view with unit row stride.
         unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
-    });
-    if on_stack.is_some() {
-        return Ok(());
+    })
+}
+
+/// Calls `f` with A and B as the sup kernel reads them: A with unit row stride and no
+/// pending conjugation, B with no pending conjugation. Each one that is not is copied once,
+/// column-major with op() applied: onto the stack when the copies are small
+/// (`stack_copies.rs`), else into pooled buffers by the packing code. An `Err` (out of
+/// memory) comes before `f` is called, so before C is touched.
+#[inline(always)]
+fn with_operands_the_kernel_reads<A: Element, B: Element, R>(
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    transposes: Transposes<A, B>,
+    f: impl FnOnce(&MatRef<A>, &MatRef<B>) -> R,
+) -> Result<R> {
+    match with_stack_copies(a, b, f) {
+        Ok(done) => Ok(done),
+        Err(f) => {
+            let mut copies = Copies::default();
+            let (a, b) = as_the_kernel_reads(a, b, transposes, &mut copies)?;
+            Ok(f(&a, &b))
+        }
     }
-    let mut copies = Copies::default();
-    let (a, b) = as_the_kernel_reads(a, b, transposes, &mut copies)?;
-    // SAFETY: A (itself or its copy) is an m×k view with unit row stride.
-    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), &b, beta, c) };
-    Ok(())
 }
 
 /// Buffers for the copies [`as_the_kernel_reads`] makes.
@@ -204,24 +217,24 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
     pin: bool,
 ) -> Result<()> {
     let k = a.ncols();
-    let mut copies = Copies::default();
-    let (a, b) = as_the_kernel_reads(a, b, transposes, &mut copies)?;
-    run_on_blocks_of_c(c, ways, sup.tile(), pin, |rows, cols, c_block| {
-        let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
-        let b_cols = b.submatrix(0, cols.start, k, cols.len());
-        // SAFETY: `a_rows` is a checked view with unit row stride (A itself, or its copy).
-        unsafe {
-            gemm_sup_a_in_place(
-                sup,
-                alpha,
-                a_rows.as_ptr(),
-                a_rows.col_stride(),
-                &b_cols,
-                beta,
-                c_block,
-            )
-        };
-    })
+    with_operands_the_kernel_reads(a, b, transposes, |a, b| {
+        run_on_blocks_of_c(c, ways, sup.tile(), pin, |rows, cols, c_block| {
+            let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
+            let b_cols = b.submatrix(0, cols.start, k, cols.len());
+            // SAFETY: `a_rows` is a checked view with unit row stride (A itself, or its copy).
+            unsafe {
+                gemm_sup_a_in_place(
+                    sup,
+                    alpha,
+                    a_rows.as_ptr(),
+                    a_rows.col_stride(),
+                    &b_cols,
+                    beta,
+                    c_block,
+                )
+            };
+        })
+    })?
 }
 
 /// [`gemm_sup`] once A is readable in place: k block by k block, tile by tile.
