@@ -137,7 +137,8 @@ fn context() -> Cntx {
             }),
         )
     };
-    // SAFETY: as above, for the sup contract with these tiles.
+    // SAFETY: each implements the sup contract for exactly these tiles and needs AVX-512 F
+    // and VL, both required by this configuration.
     let (s_sup, d_sup) = unsafe {
         (
             // Both compute their tiles 6 columns at a time (`kernels/x86/sup_real.rs`).

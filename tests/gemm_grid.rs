@@ -64,6 +64,39 @@ fn sizes_around_the_sup_tile() {
     }
 }
 
+/// Every row count of a sup tile, 1..=MR: the sup kernels pick an instance by the shape of
+/// the tile's row vectors (one masked vector, one full one, a full one and a masked
+/// half-width one, two full ones, …; `kernels/x86/sup_real.rs`), so each count is its own
+/// path. Each with C column-stored (the vector epilogue, masked or not) and in every other
+/// storage, B's row stride 1 and not (the loop with a constant row stride and the other),
+/// and each (alpha, beta) class pair over the counts; on every configuration.
+#[test]
+fn every_row_count_of_the_sup_tile() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&full, letter);
+            let mut seed = 13000;
+            for m in 1..=mr {
+                for (n, k) in [(nr, 37), (nr / 2 + 1, 1), (1, 6)] {
+                    for st_c in Storage::ALL {
+                        for op_b in [Op::N, Op::T] {
+                            seed += 1;
+                            let case = Case {
+                                st_c,
+                                op_b,
+                                alpha: SCALAR_CLASSES[seed % 4],
+                                beta: SCALAR_CLASSES[(seed / 4) % 4],
+                                ..Case::new(m, n, k)
+                            };
+                            run(&full, &case, seed as u64);
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Problems of one sup tile, which `gemm_front` sends straight to the sup kernel
 /// (`frame/l3/one_tile.rs`): every storage of C (row-stored C is solved as Cᵀ, general
 /// strides take the usual path), op(A) and op(B) (A not column-stored or conjugated, and

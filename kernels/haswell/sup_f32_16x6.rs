@@ -20,5 +20,5 @@ use crate::kernels::x86::sup_real::sup_real;
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn sup_f32_16x6(args: &SupUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real::<Ymm32, 6>(args) }
+    unsafe { sup_real::<Ymm32, Ymm32, 6>(args) }
 }

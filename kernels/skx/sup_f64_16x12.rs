@@ -2,22 +2,23 @@
 //! C := alpha·A·B + beta·C with A and B read in place (no packing), for small problems.
 //!
 //! * dtype: f64; MR×NR = 16×12; edges handled by the body (masked rows, one instance per
-//!   column count and number of row vectors).
-//! * CPU features: AVX-512 F.
+//!   column count and shape of row vectors; last rows that fit in 4 lanes go in a ymm).
+//! * CPU features: AVX-512 F and VL.
 //! * A: unit row stride, column stride cs_a. B: any strides (elements are broadcast). C:
 //!   prefers columns (unit row stride: masked vector loads/stores), any strides work.
 //! * beta == 0: C is written without being read.
 //! * The body and its reasoning: `kernels/x86/sup_real.rs`.
 
 use crate::kernels::SupUkrArgs;
-use crate::kernels::x86::simd::Zmm64;
+use crate::kernels::x86::simd::{Vl, Ymm64, Zmm64};
 use crate::kernels::x86::sup_real::{sup_real, sup_real_full};
 
 /// The kernel. See the module docs.
 ///
 /// # Safety
-/// The [`crate::kernels::SupUkr`] contract for tiles up to 16×12, on a CPU with AVX-512 F.
-#[target_feature(enable = "avx512f")]
+/// The [`crate::kernels::SupUkr`] contract for tiles up to 16×12, on a CPU with AVX-512 F
+/// and VL.
+#[target_feature(enable = "avx512f,avx512vl")]
 pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features;
     // `full` gets exactly the tiles of full rows and column-stored C.
@@ -25,7 +26,7 @@ pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
         if args.m == 16 && args.rs_c == 1 {
             full(args)
         } else {
-            sup_real::<Zmm64, 12>(args)
+            sup_real::<Zmm64, Vl<Ymm64>, 12>(args)
         }
     }
 }

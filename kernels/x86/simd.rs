@@ -389,6 +389,132 @@ unsafe impl Simd for Ymm64 {
     }
 }
 
+/// A 256-bit register `Y` (`Ymm32`, `Ymm64`) inside the AVX-512 kernels, where it holds the
+/// short last rows of a sup tile (`sup_real.rs`): Y's arithmetic, with masked loads through
+/// AVX-512VL mask registers and masked stores through AVX's vector masks (`vmaskmov`), the
+/// faster of each on Zen 4. Measured there (session 23): an sgemm sup tile of 7 rows, 12
+/// columns and k = 64 took 200 ns with `vmaskmov` loads of A and 130 ns with mask-register
+/// loads, as long as a tile of 8 full rows; four masked 256-bit stores took 1.4 ns with
+/// `vmaskmov` and 6.8 ns under a mask register.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+pub(crate) struct Vl<Y>(Y);
+
+/// The lanes a [`Vl`] masks: as a mask register (loads) and as AVX's vector mask (stores).
+#[derive(Clone, Copy)]
+pub(crate) struct VlMask<M> {
+    lanes: __mmask8,
+    vector: M,
+}
+
+/// The one operation [`Vl`] needs from its 256-bit type beyond [`Simd`].
+///
+/// # Safety
+/// As [`Simd`], and the CPU must have AVX-512 VL, compiled in.
+pub(crate) unsafe trait LoadUnderMaskRegister: Simd {
+    /// The lanes selected by `lanes` from `p`, zero elsewhere; unselected lanes are not
+    /// read.
+    unsafe fn load_under(p: *const Self::Elem, lanes: __mmask8) -> Self;
+}
+
+// SAFETY: one AVX-512 VL intrinsic (the trait's requirement).
+unsafe impl LoadUnderMaskRegister for Ymm32 {
+    #[inline(always)]
+    unsafe fn load_under(p: *const f32, lanes: __mmask8) -> Self {
+        // SAFETY: the trait's contract; unselected lanes do not fault.
+        unsafe { Ymm32(_mm256_maskz_loadu_ps(lanes, p)) }
+    }
+}
+
+// SAFETY: one AVX-512 VL intrinsic (the trait's requirement).
+unsafe impl LoadUnderMaskRegister for Ymm64 {
+    #[inline(always)]
+    unsafe fn load_under(p: *const f64, lanes: __mmask8) -> Self {
+        // SAFETY: the trait's contract; unselected lanes do not fault.
+        unsafe { Ymm64(_mm256_maskz_loadu_pd(lanes, p)) }
+    }
+}
+
+// SAFETY: Y's intrinsics and one AVX-512 VL load; callers guarantee AVX-512 VL with Y's
+// features (the type's docs).
+unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
+    type Elem = Y::Elem;
+    type Mask = VlMask<Y::Mask>;
+    const LANES: usize = Y::LANES;
+    // EVEX encodings reach all 32 vector registers at 256 bits too.
+    const REGISTERS: usize = 32;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::zero()) }
+    }
+    #[inline(always)]
+    unsafe fn splat(x: Self::Elem) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::splat(x)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const Self::Elem) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::load(p)) }
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut Self::Elem, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { Y::store(p, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn fma(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::fma(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::mul(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::add(a.0, b.0)) }
+    }
+    #[inline(always)]
+    unsafe fn mask(lanes: usize) -> Self::Mask {
+        // SAFETY: the trait's contract.
+        unsafe {
+            VlMask {
+                lanes: ((1u32 << lanes.min(Y::LANES)) - 1) as __mmask8,
+                vector: Y::mask(lanes),
+            }
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_masked(p: *const Self::Elem, m: Self::Mask) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::load_under(p, m.lanes)) }
+    }
+    #[inline(always)]
+    unsafe fn store_masked(p: *mut Self::Elem, m: Self::Mask, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { Y::store_masked(p, m.vector, v.0) }
+    }
+    #[inline(always)]
+    unsafe fn swap_pairs(v: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::swap_pairs(v.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fmaddsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::fmaddsub(a.0, b.0, c.0)) }
+    }
+    #[inline(always)]
+    unsafe fn sum_lanes(v: Self) -> Self::Elem {
+        // SAFETY: the trait's contract.
+        unsafe { Y::sum_lanes(v.0) }
+    }
+}
+
 /// Types whose packed elements are the register's own: a plain load and broadcast.
 macro_rules! packed_as_is {
     ($($elem:ty => $v:ty),*) => {$(

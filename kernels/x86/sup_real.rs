@@ -4,10 +4,21 @@
 //! handled here.
 //!
 //! Tiles up to MR×NR with MR = 2·LANES. Edges cost nothing extra: there is one instance of
-//! the body per number of row vectors (1 or 2) and per column count (1..=NR), chosen per
-//! call, so an edge tile computes only its own columns and vectors; the last vector's rows
-//! are masked (masked-off lanes are neither read nor written, and do not fault). Per k step:
-//! V vector loads of A's column, N broadcasts of B elements, V·N FMAs.
+//! the body per shape of its row vectors and per column count (1..=NR), chosen per call, so
+//! an edge tile computes only its own columns and vectors; the last vector's rows are masked
+//! (masked-off lanes are neither read nor written, and do not fault). Per k step: one or two
+//! vector loads of A's column, N broadcasts of B elements, one or two FMAs per column.
+//!
+//! **Half-width vectors for short last rows.** A kernel names two vector types: V, its own,
+//! and H, at most as wide. A tile's last rows go in an H where they fit (m ≤ LANES/2, or
+//! LANES < m ≤ LANES + LANES/2 after one full V). The AVX-512 kernels pass the 256-bit
+//! vectors of the same element: a Zen 4 core runs two 256-bit FMAs per cycle but one
+//! 512-bit one, so a ymm costs half a zmm per k step (measured in session 23: sgemm tiles
+//! 8×12×8 46 → 28 ns, 8×12×64 229 → 213 ns; on Intel's AVX-512 cores both widths issue at
+//! the same rate, and the half vector costs nothing). The 256-bit masks are AVX's
+//! `vmaskmov`, not AVX-512VL's: on this Zen 4, 256-bit stores under an AVX-512 mask take
+//! five times as long (measured). The AVX2 kernels pass H = V, which compiles to exactly
+//! the instances they had before.
 
 use std::mem::MaybeUninit;
 
@@ -21,21 +32,35 @@ const MAX_NR: usize = 12;
 /// The body, dispatching on the tile's shape. See the module docs.
 ///
 /// # Safety
-/// The `SupUkr` contract for tiles up to (2·LANES)×NR, called from a function compiled with
-/// `V`'s target features on a CPU that has them.
+/// The `SupUkr` contract for tiles up to (2·V::LANES)×NR, with `H::LANES <= V::LANES`,
+/// called from a function compiled with `V`'s and `H`'s target features on a CPU that has
+/// them.
 #[inline(always)]
-pub(crate) unsafe fn sup_real<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
-where
+pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+) where
     V::Elem: Scalar,
 {
     debug_assert!(NR <= MAX_NR && args.n >= 1 && args.n <= NR && args.m <= 2 * V::LANES);
-    // SAFETY: passed on; each instance computes exactly the tile's n columns and at most its
-    // vectors of rows.
+    debug_assert!(H::LANES <= V::LANES);
+    let m = args.m;
+    // SAFETY: passed on; each instance covers at least the tile's rows (its vectors' lanes
+    // add up to m or more), its first vector (of two) is full (m > V::LANES), and FULL
+    // instances get exactly their rows with column-stored C.
     unsafe {
-        if args.m > V::LANES {
-            by_columns::<V, 2, NR, false>(args)
+        if m > V::LANES + H::LANES {
+            by_columns::<V, V, 2, NR, false>(args)
+        } else if m > V::LANES {
+            by_columns::<V, H, 2, NR, false>(args)
+        } else if m == V::LANES && args.rs_c == 1 {
+            // A whole vector: no masks (a few percent on 16-row sgemm tiles, session 23).
+            by_columns::<V, V, 1, NR, true>(args)
+        } else if m > H::LANES {
+            by_columns::<V, V, 1, NR, false>(args)
+        } else if m == H::LANES && args.rs_c == 1 {
+            by_columns::<H, H, 1, NR, true>(args)
         } else {
-            by_columns::<V, 1, NR, false>(args)
+            by_columns::<H, H, 1, NR, false>(args)
         }
     }
 }
@@ -45,8 +70,8 @@ where
 /// kernel shell calls it from a function of its own (`#[inline(never)]`); each of these
 /// choices was measured on 32³…96³ (dgemm, skx, docs/Performance.md, session 17):
 /// * the second row vector of A is loaded without a mask, which `sup_real` cannot know is
-///   all ones (the first one's it can): a few percent per k step;
-/// * alone in its function it gets its own register allocation. Inlined next to the 24 edge
+///   all ones: a few percent per k step;
+/// * alone in its function it gets its own register allocation. Inlined next to the edge
 ///   instances in `sup_real`, the f64 instance spilled accumulators inside the k loop
 ///   (dgemm 96³ at 40 instead of 56 GFLOPS);
 /// * no general-stride epilogue: its stack tile gave the function a 3 KiB frame, and that
@@ -76,72 +101,85 @@ pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>
         // GROUP columns at a time, then the rest (fewer than GROUP) by its column count.
         let mut part = *args;
         while part.n >= GROUP {
-            body::<V, 2, GROUP, true>(&SupUkrArgs { n: GROUP, ..part });
+            body::<V, V, 2, GROUP, true>(&SupUkrArgs { n: GROUP, ..part });
             part.n -= GROUP;
             part.b = part.b.offset(GROUP as isize * part.cs_b);
             part.c = part.c.offset(GROUP as isize * part.cs_c);
         }
         if part.n > 0 {
-            by_columns::<V, 2, GROUP, true>(&part);
+            by_columns::<V, V, 2, GROUP, true>(&part);
         }
     }
 }
 
 /// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
 /// compiler drops the arms a narrow kernel can never take; the last arm is n = NR), to
-/// [`body`] with FULL as given.
+/// [`body`] with the vectors and FULL as given.
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m <= VECS·LANES` and `args.n <= NR` (and [`body`]'s FULL
-/// conditions when FULL).
+/// As [`body`], with `args.n <= NR`.
 #[inline(always)]
-unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize, const FULL: bool>(
-    args: &SupUkrArgs<V::Elem, V::Elem>,
+unsafe fn by_columns<
+    V0: Simd,
+    V1: Simd<Elem = V0::Elem>,
+    const VECS: usize,
+    const NR: usize,
+    const FULL: bool,
+>(
+    args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
-    V::Elem: Scalar,
+    V0::Elem: Scalar,
 {
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 if NR > 1 => body::<V, VECS, 1, FULL>(args),
-            2 if NR > 2 => body::<V, VECS, 2, FULL>(args),
-            3 if NR > 3 => body::<V, VECS, 3, FULL>(args),
-            4 if NR > 4 => body::<V, VECS, 4, FULL>(args),
-            5 if NR > 5 => body::<V, VECS, 5, FULL>(args),
-            6 if NR > 6 => body::<V, VECS, 6, FULL>(args),
-            7 if NR > 7 => body::<V, VECS, 7, FULL>(args),
-            8 if NR > 8 => body::<V, VECS, 8, FULL>(args),
-            9 if NR > 9 => body::<V, VECS, 9, FULL>(args),
-            10 if NR > 10 => body::<V, VECS, 10, FULL>(args),
-            11 if NR > 11 => body::<V, VECS, 11, FULL>(args),
-            _ => body::<V, VECS, NR, FULL>(args),
+            1 if NR > 1 => body::<V0, V1, VECS, 1, FULL>(args),
+            2 if NR > 2 => body::<V0, V1, VECS, 2, FULL>(args),
+            3 if NR > 3 => body::<V0, V1, VECS, 3, FULL>(args),
+            4 if NR > 4 => body::<V0, V1, VECS, 4, FULL>(args),
+            5 if NR > 5 => body::<V0, V1, VECS, 5, FULL>(args),
+            6 if NR > 6 => body::<V0, V1, VECS, 6, FULL>(args),
+            7 if NR > 7 => body::<V0, V1, VECS, 7, FULL>(args),
+            8 if NR > 8 => body::<V0, V1, VECS, 8, FULL>(args),
+            9 if NR > 9 => body::<V0, V1, VECS, 9, FULL>(args),
+            10 if NR > 10 => body::<V0, V1, VECS, 10, FULL>(args),
+            11 if NR > 11 => body::<V0, V1, VECS, 11, FULL>(args),
+            _ => body::<V0, V1, VECS, NR, FULL>(args),
         }
     }
 }
 
-/// The kernel for a tile of exactly N columns and at most VECS vectors of rows (FULL: exactly
-/// VECS vectors, so no row mask is needed on A, and C's rows adjacent).
+/// The kernel for a tile of exactly N columns whose rows are covered by VECS vectors: with
+/// VECS = 2, a full V0 (its rows all in the tile) and then a V1 for the rest; with VECS = 1,
+/// one V1 (V0 unused). The last vector's rows are masked unless FULL: exactly
+/// `(VECS − 1)·V0::LANES + V1::LANES` rows and C's rows adjacent.
 ///
 /// # Safety
-/// As [`sup_real`], with `args.n == N` and `args.m <= VECS·LANES` (`==` and `args.rs_c == 1`
-/// when FULL).
+/// As [`sup_real`], with `args.n == N`, `(VECS − 1)·V0::LANES < args.m <= (VECS −
+/// 1)·V0::LANES + V1::LANES` (`==` and `args.rs_c == 1` when FULL), and the CPU features of
+/// both vector types.
 #[inline(always)]
-unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
-    args: &SupUkrArgs<V::Elem, V::Elem>,
+unsafe fn body<
+    V0: Simd,
+    V1: Simd<Elem = V0::Elem>,
+    const VECS: usize,
+    const N: usize,
+    const FULL: bool,
+>(
+    args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
-    V::Elem: Scalar,
+    V0::Elem: Scalar,
 {
-    // A constant for full tiles, so that their masks fold away (plain loads and stores).
-    let m = if FULL { VECS * V::LANES } else { args.m };
-    // SAFETY: masked loads touch only rows below m of A's columns p < k; B reads stay in
-    // columns below N = n and rows below k; C is touched only at rows below m and columns
-    // below n. That is all memory the contract makes valid; the caller provides V's target
-    // features.
+    // Where the last vector starts, and (a constant for full tiles, so that its mask folds
+    // away: plain loads and stores) how many rows it holds.
+    let last = (VECS - 1) * V0::LANES;
+    let m = if FULL { last + V1::LANES } else { args.m };
+    // SAFETY: the first vector's loads and stores stay in rows below `last` < m, the last
+    // vector's masked ones in rows `last..m`, of A's columns p < k and C's columns j < n; B
+    // reads stay in columns below N = n and rows below k. That is all memory the contract
+    // makes valid; the caller provides the vectors' target features.
     unsafe {
-        let mut masks = [V::mask(0); VECS];
-        for (h, mask) in masks.iter_mut().enumerate() {
-            *mask = V::mask(m.saturating_sub(h * V::LANES));
-        }
+        let mask = V1::mask(m - last);
         let mut b_offsets = [0isize; N];
         for (j, off) in b_offsets.iter_mut().enumerate() {
             *off = j as isize * args.cs_b;
@@ -151,71 +189,93 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
         // and reload, and a hot 32×12 tile took about 10 ns longer (25 instead of 16 ns over
         // its FMA time, measured); here they stay two scalar compares.
         let scalars = (args.alpha.is_one(), args.beta.is_zero());
-        let acc = if FULL && args.rs_b == 1 {
-            // The same loop with the row stride a constant (why: `sup_real_full`).
-            k_loop::<V, VECS, N>(args, 1, &masks, &b_offsets)
+        let (acc0, acc1) = if args.rs_b == 1 {
+            // The same loop with the row stride a constant (why: `sup_real_full`; with the
+            // half-width vectors, whose FMAs take half the time, the chained addresses cost
+            // more: an sgemm tile of 7 rows, 12 columns, k = 64 took 200 instead of 152 ns).
+            k_loop::<V0, V1, VECS, N, FULL>(args, 1, mask, &b_offsets)
         } else {
-            k_loop::<V, VECS, N>(args, args.rs_b, &masks, &b_offsets)
+            k_loop::<V0, V1, VECS, N, FULL>(args, args.rs_b, mask, &b_offsets)
         };
 
         if FULL || args.rs_c == 1 {
-            // Columns of C: straight from the accumulators, one masked store per vector. The
-            // four (alpha = 1?, beta = 0?) cases are separate loops with no branch inside, so
-            // the compiler unrolls each fully and `acc` stays in registers (with the branches
-            // inside, the loops stayed rolled and `acc` lived in memory: 48 instead of 83
-            // GFLOPS on 32³, measured with perf). alpha = 1, the usual case, saves one
-            // multiply per vector, which competes with FMAs for the same pipes.
-            let col = |j: usize, h: usize| args.c.offset(j as isize * args.cs_c).add(h * V::LANES);
+            // Columns of C: straight from the accumulators, one store per vector (the last
+            // one masked). The four (alpha = 1?, beta = 0?) cases are separate loops with no
+            // branch inside, so the compiler unrolls each fully and the accumulators stay in
+            // registers (with the branches inside, the loops stayed rolled and they lived in
+            // memory: 48 instead of 83 GFLOPS on 32³, measured with perf). alpha = 1, the
+            // usual case, saves one multiply per vector, which competes with FMAs for the
+            // same pipes.
+            let col = |j: usize| args.c.offset(j as isize * args.cs_c);
+            let load_last = |p: *mut V0::Elem| {
+                if FULL {
+                    V1::load(p)
+                } else {
+                    V1::load_masked(p, mask)
+                }
+            };
+            let store_last = |p: *mut V0::Elem, v: V1| {
+                if FULL {
+                    V1::store(p, v)
+                } else {
+                    V1::store_masked(p, mask, v)
+                }
+            };
             match scalars {
                 (true, true) => {
-                    for (j, acc_j) in acc.iter().enumerate() {
-                        for (h, &mask) in masks.iter().enumerate() {
-                            V::store_masked(col(j, h), mask, acc_j[h]);
+                    for j in 0..N {
+                        if VECS == 2 {
+                            V0::store(col(j), acc0[j]);
                         }
+                        store_last(col(j).add(last), acc1[j]);
                     }
                 }
                 (false, true) => {
-                    let alpha = V::splat(args.alpha);
-                    for (j, acc_j) in acc.iter().enumerate() {
-                        for (h, &mask) in masks.iter().enumerate() {
-                            V::store_masked(col(j, h), mask, V::mul(alpha, acc_j[h]));
+                    let (alpha0, alpha1) = (V0::splat(args.alpha), V1::splat(args.alpha));
+                    for j in 0..N {
+                        if VECS == 2 {
+                            V0::store(col(j), V0::mul(alpha0, acc0[j]));
                         }
+                        store_last(col(j).add(last), V1::mul(alpha1, acc1[j]));
                     }
                 }
                 (true, false) => {
-                    let beta = V::splat(args.beta);
-                    for (j, acc_j) in acc.iter().enumerate() {
-                        for (h, &mask) in masks.iter().enumerate() {
-                            let p = col(j, h);
-                            V::store_masked(
-                                p,
-                                mask,
-                                V::fma(beta, V::load_masked(p, mask), acc_j[h]),
-                            );
+                    let (beta0, beta1) = (V0::splat(args.beta), V1::splat(args.beta));
+                    for j in 0..N {
+                        if VECS == 2 {
+                            let p = col(j);
+                            V0::store(p, V0::fma(beta0, V0::load(p), acc0[j]));
                         }
+                        let p = col(j).add(last);
+                        store_last(p, V1::fma(beta1, load_last(p), acc1[j]));
                     }
                 }
                 (false, false) => {
-                    let (alpha, beta) = (V::splat(args.alpha), V::splat(args.beta));
-                    for (j, acc_j) in acc.iter().enumerate() {
-                        for (h, &mask) in masks.iter().enumerate() {
-                            let p = col(j, h);
-                            let ab = V::mul(alpha, acc_j[h]);
-                            V::store_masked(p, mask, V::fma(beta, V::load_masked(p, mask), ab));
+                    let (alpha0, alpha1) = (V0::splat(args.alpha), V1::splat(args.alpha));
+                    let (beta0, beta1) = (V0::splat(args.beta), V1::splat(args.beta));
+                    for j in 0..N {
+                        if VECS == 2 {
+                            let p = col(j);
+                            let ab = V0::mul(alpha0, acc0[j]);
+                            V0::store(p, V0::fma(beta0, V0::load(p), ab));
                         }
+                        let p = col(j).add(last);
+                        let ab = V1::mul(alpha1, acc1[j]);
+                        store_last(p, V1::fma(beta1, load_last(p), ab));
                     }
                 }
             }
         } else {
-            // General strides: element by element, through a stack tile (rows < m ≤
-            // VECS·LANES of columns < N, each written here before it is read).
-            let mut tile = MaybeUninit::<[V::Elem; 2 * 16 * MAX_NR]>::uninit();
-            let tile = tile.as_mut_ptr().cast::<V::Elem>();
-            let ld = VECS * V::LANES;
-            for (j, acc_j) in acc.iter().enumerate() {
-                for (h, &v) in acc_j.iter().enumerate() {
-                    V::store(tile.add(j * ld + h * V::LANES), v);
+            // General strides: element by element, through a stack tile (rows < m ≤ 32 of
+            // columns < N, each written here before it is read).
+            let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
+            let tile = tile.as_mut_ptr().cast::<V0::Elem>();
+            let ld = last + V1::LANES;
+            for j in 0..N {
+                if VECS == 2 {
+                    V0::store(tile.add(j * ld), acc0[j]);
                 }
+                V1::store(tile.add(j * ld + last), acc1[j]);
             }
             for j in 0..N {
                 for i in 0..m {
@@ -234,44 +294,54 @@ unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
     }
 }
 
-/// The k loop of [`body`]: the accumulators of A·B over the tile's N columns, B stepping
-/// `rs_b` per k (a constant where the caller passes one).
+/// The k loop of [`body`]: the accumulators of A·B over the tile's N columns (the first
+/// vector's, used only when VECS = 2, and the last vector's), B stepping `rs_b` per k (a
+/// constant where the caller passes one).
 ///
 /// # Safety
-/// As [`body`]; `masks` cover the tile's rows, `b_offsets[j] = j·cs_b`.
+/// As [`body`]; `mask` covers the last vector's rows, `b_offsets[j] = j·cs_b`.
 #[inline(always)]
-unsafe fn k_loop<V: Simd, const VECS: usize, const N: usize>(
-    args: &SupUkrArgs<V::Elem, V::Elem>,
+unsafe fn k_loop<
+    V0: Simd,
+    V1: Simd<Elem = V0::Elem>,
+    const VECS: usize,
+    const N: usize,
+    const FULL: bool,
+>(
+    args: &SupUkrArgs<V0::Elem, V0::Elem>,
     rs_b: isize,
-    masks: &[V::Mask; VECS],
+    mask: V1::Mask,
     b_offsets: &[isize; N],
-) -> [[V; VECS]; N]
+) -> ([V0; N], [V1; N])
 where
-    V::Elem: Scalar,
+    V0::Elem: Scalar,
 {
-    // SAFETY: the caller's: masked loads stay in A's m rows, broadcasts in B's N columns; the
-    // caller provides V's target features.
+    // SAFETY: the caller's: the first vector's rows are all in the tile, the last vector's
+    // loads are masked to its rows (or exactly its rows when FULL), broadcasts stay in B's N
+    // columns; the caller provides the vectors' target features.
     unsafe {
-        let mut acc = [[V::zero(); VECS]; N];
+        let last = (VECS - 1) * V0::LANES;
+        let mut acc0 = [V0::zero(); N];
+        let mut acc1 = [V1::zero(); N];
         let (mut a, mut b) = (args.a, args.b);
         for _ in 0..args.k {
             // Two row vectors at most, written out (see `gemm_real.rs` for why).
-            let a0 = V::load_masked(a, masks[0]);
-            let a1 = if VECS == 2 {
-                V::load_masked(a.add(V::LANES), masks[VECS - 1])
+            let a0 = if VECS == 2 { V0::load(a) } else { V0::zero() };
+            let a1 = if FULL {
+                V1::load(a.add(last))
             } else {
-                a0
+                V1::load_masked(a.add(last), mask)
             };
-            for (acc_j, &off) in acc.iter_mut().zip(b_offsets) {
-                let bj = V::splat(*b.offset(off));
-                acc_j[0] = V::fma(a0, bj, acc_j[0]);
+            for j in 0..N {
+                let bj = *b.offset(b_offsets[j]);
                 if VECS == 2 {
-                    acc_j[VECS - 1] = V::fma(a1, bj, acc_j[VECS - 1]);
+                    acc0[j] = V0::fma(a0, V0::splat(bj), acc0[j]);
                 }
+                acc1[j] = V1::fma(a1, V1::splat(bj), acc1[j]);
             }
             a = a.offset(args.cs_a);
             b = b.offset(rs_b);
         }
-        acc
+        (acc0, acc1)
     }
 }
