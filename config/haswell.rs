@@ -23,15 +23,9 @@ pub const HASWELL: SubConfig = SubConfig {
 /// → two threads: 64×64×128 87 → 137 / 45 → 68, 96³ 88 → 150 / 45 → 88.
 const MIN_WORK_PER_THREAD: usize = 1 << 18;
 
-/// When the sup kernels beat packing. Measured on the development machine (skx kernels,
-/// single thread, sup against packed, docs/Performance.md): sup wins by 5–120 % up to 384³
-/// (and 512³ in f32), on 16×4096×4096, 64×64×4096 and 64×2048×2048, and loses (14 against
-/// 33 GFLOPS) on 4096×16×4096 and 4096×4096×16, where A's columns are 16 KiB apart and each
-/// k step of a tile touches a new page; f64 512³ (4 KiB apart) also goes to packing.
+/// The base of the sup limits (the complex ones use it as it is). The real kernels' own
+/// limits, which differ, are [`F32_SUP_LIMITS`] and [`F64_SUP_LIMITS`].
 /// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB).
-/// Larger problems keep packing B: the 8×6 and 16×6 sup kernels on packed A with B in
-/// place ran 8–12 % behind the packed kernels (forced haswell, dgemm and sgemm 384³–2000³,
-/// docs/Performance.md).
 /// B with long rows (row-stored, NT) is walked in k blocks spanning at most 2 MiB (forced
 /// haswell, sgemm NT 16×4096×4096 21 → 64 GFLOPS, 64×4096×1024 35 → 66, dgemm 11 → 27,
 /// the rest level or better; 512 KiB, skx's value, lost up to 19 % on dgemm
@@ -40,25 +34,37 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
     k_block_bytes: 128 << 10,
-    // Inert while haswell never packs only A.
+    // Inert where the kernels never pack only A.
     max_c_bytes_if_k_split: usize::MAX,
     max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
 };
 
-/// The real sup kernels, measured with these kernels (forced haswell on the development VM,
-/// one thread, sup against the loop nest; docs/Performance.md, "Small problems on two
-/// threads"), win while A's columns hold at most 64 elements: dgemm 48³ 39.6 against 32.9
-/// GFLOPS, 64×1024×1024 35.1 against 26.5; sgemm 64³ 71.5 against 59.2, 64×1024×1024 65.5
-/// against 56.9. From there they lose: dgemm 192³ 30 against 42, 256³ 28 against 43; sgemm
-/// 128³ 64 against 70, 256³ 63 against 80, 512³ 52 against 87. (`SUP_LIMITS`' 2048 bytes
-/// came from the skx kernels.)
+/// The real sup kernels (16×6 f32, 8×6 f64), measured with these kernels since their tiles
+/// of full rows run without masks (session 23; forced haswell on the development VM, one
+/// thread, GFLOPS; docs/Performance.md, "Half-width vectors and unmasked tiles"):
+/// * against the loop nest they win up to 256³ in f32 (64³ 105–109 against 70–74, 128³
+///   103 against 89–90, 256³ 103 against 100) and up to 96³ in f64 (48³ 53 against 39,
+///   96³ 53 against 47; 128³ level), so A's columns of at most 1 KiB (256 f32, 128 f64)
+///   are read in place;
+/// * past that, sgemm packs only A where B reads well in place, as on skx: against the
+///   loop nest, three alternated rounds, 384³ 96–105 against 98–101, 768³ 83–101 against
+///   91–96, 64×1024×1024 92–106 against 65–75 (the sup kernels on a packed A with B in
+///   place; C over 512 KiB with k split packs A too, skx's value, not swept here);
+/// * dgemm keeps packing both: packing only A lost to the loop nest at 256³ (31–47 against
+///   35–48) and 512³ (34–47 against 37–48) in six alternated rounds.
+///
+/// Before session 23 the full tiles ran through the masked instances, the sup kernels lost
+/// to the loop nest from 128³ (sgemm 64 against 70), these limits were 64 elements, and
+/// sgemm never packed only A.
 const F32_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 64 * 4,
+    max_a_col_stride_bytes: 1024,
+    max_c_bytes_if_k_split: 512 << 10,
+    pack_a_only: PackAOnly::WhenBSpreadsOverL1,
     ..SUP_LIMITS
 };
 const F64_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 64 * 8,
+    max_a_col_stride_bytes: 1024,
     ..SUP_LIMITS
 };
 

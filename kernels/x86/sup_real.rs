@@ -50,6 +50,10 @@ pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>
     unsafe {
         if m > V::LANES + H::LANES {
             by_columns::<V, V, 2, NR, false>(args)
+        } else if m == V::LANES + H::LANES && args.rs_c == 1 {
+            // Both vectors full, no masks: the AVX2 kernels' whole tiles (their shells have
+            // no `sup_real_full`) and 24-row sgemm / 12-row dgemm tiles on skx.
+            by_columns::<V, H, 2, NR, true>(args)
         } else if m > V::LANES {
             by_columns::<V, H, 2, NR, false>(args)
         } else if m == V::LANES && args.rs_c == 1 {
