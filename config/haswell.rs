@@ -42,29 +42,27 @@ const SUP_LIMITS: SupLimits = SupLimits {
 
 /// The real sup kernels (16×6 f32, 8×6 f64), measured with these kernels since their tiles
 /// of full rows run without masks (session 23; forced haswell on the development VM, one
-/// thread, GFLOPS; docs/Performance.md, "Half-width vectors and unmasked tiles"):
-/// * against the loop nest they win up to 256³ in f32 (64³ 105–109 against 70–74, 128³
-///   103 against 89–90, 256³ 103 against 100) and up to 96³ in f64 (48³ 53 against 39,
-///   96³ 53 against 47; 128³ level), so A's columns of at most 1 KiB (256 f32, 128 f64)
-///   are read in place;
-/// * past that, sgemm packs only A where B reads well in place, as on skx: against the
-///   loop nest, three alternated rounds, 384³ 96–105 against 98–101, 768³ 83–101 against
-///   91–96, 64×1024×1024 92–106 against 65–75 (the sup kernels on a packed A with B in
-///   place; C over 512 KiB with k split packs A too, skx's value, not swept here);
-/// * dgemm keeps packing both: packing only A lost to the loop nest at 256³ (31–47 against
-///   35–48) and 512³ (34–47 against 37–48) in six alternated rounds.
+/// thread, GFLOPS, sup path against the loop nest; docs/Performance.md, "Half-width vectors
+/// and unmasked tiles"):
+/// * with column-stored B they win up to 256³ in f32 (64³ 105–109 against 70–74, 128³ 103
+///   against 89–90, 256³ 103 against 100) and up to 96³ in f64 (96³ 53 against 47);
+/// * with row-stored B (NT) only up to 128³ in f32 (96³ 84–99 against 64–80, 128³ 68–85
+///   against 63–79, 192³ 67–85 against 76–88, 256³ 52–62 against 66–78) and 96³ in f64
+///   (128³ level);
 ///
-/// Before session 23 the full tiles ran through the masked instances, the sup kernels lost
-/// to the loop nest from 128³ (sgemm 64 against 70), these limits were 64 elements, and
-/// sgemm never packed only A.
+/// so A's columns of at most 512 bytes (128 f32, 64 f64) are read in place. Packing only A
+/// with B in place won for sgemm NN from 384³ (96–110 against 98–103) but lost with NT
+/// (512³ 58–62 against 73–81) and for dgemm (256³ 31–47 against 35–48), and the rule that
+/// picks it does not tell B's layouts apart finely enough here, so haswell keeps packing
+/// both. Before session 23 the full tiles ran through the masked instances, the sup kernels
+/// lost to the loop nest from 128³ (sgemm 64 against 70), and sgemm's limit was 64
+/// elements.
 const F32_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 1024,
-    max_c_bytes_if_k_split: 512 << 10,
-    pack_a_only: PackAOnly::WhenBSpreadsOverL1,
+    max_a_col_stride_bytes: 128 * 4,
     ..SUP_LIMITS
 };
 const F64_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 1024,
+    max_a_col_stride_bytes: 64 * 8,
     ..SUP_LIMITS
 };
 
