@@ -30,7 +30,7 @@ pub unsafe fn sup_c32_8x2(args: &SupUkrArgs<Complex<f32>, Complex<f32>>) {
         if args.m == 8 && args.n == 2 {
             full(args)
         } else {
-            sup_complex::<Ymm32, 2>(args)
+            sup_complex::<Ymm32, Ymm32, 2>(args)
         }
     }
 }

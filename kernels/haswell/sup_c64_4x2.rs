@@ -30,7 +30,7 @@ pub unsafe fn sup_c64_4x2(args: &SupUkrArgs<Complex<f64>, Complex<f64>>) {
         if args.m == 4 && args.n == 2 {
             full(args)
         } else {
-            sup_complex::<Ymm64, 2>(args)
+            sup_complex::<Ymm64, Ymm64, 2>(args)
         }
     }
 }

@@ -3,8 +3,8 @@
 //!
 //! * dtype: `Complex<f64>`; MR×NR = 8×6 (the packed kernel's tile, so it also serves the packed
 //!   path's edge tiles); edges handled by the body (masked rows, one instance per column
-//!   count and number of row vectors).
-//! * CPU features: AVX-512 F.
+//!   count and shape of row vectors).
+//! * CPU features: AVX-512 F and VL (last rows that fit go in a ymm).
 //! * A: unit row stride, column stride cs_a, not conjugated. B: any strides (real and
 //!   imaginary parts broadcast), not conjugated. C: prefers columns (unit row stride: masked
 //!   vector loads/stores), any strides work.
@@ -14,14 +14,15 @@
 use num_complex::Complex;
 
 use crate::kernels::SupUkrArgs;
-use crate::kernels::x86::simd::Zmm64;
+use crate::kernels::x86::simd::{Vl, Ymm64, Zmm64};
 use crate::kernels::x86::sup_complex::{sup_complex, sup_complex_full};
 
 /// The kernel. See the module docs.
 ///
 /// # Safety
-/// The [`crate::kernels::SupUkr`] contract for tiles up to 8×6, on a CPU with AVX-512 F.
-#[target_feature(enable = "avx512f")]
+/// The [`crate::kernels::SupUkr`] contract for tiles up to 8×6, on a CPU with AVX-512 F
+/// and VL.
+#[target_feature(enable = "avx512f,avx512vl")]
 pub unsafe fn sup_c64_8x6(args: &SupUkrArgs<Complex<f64>, Complex<f64>>) {
     // SAFETY: the same contract, in a function compiled with the body's target features;
     // `full` gets exactly the full tiles.
@@ -29,7 +30,7 @@ pub unsafe fn sup_c64_8x6(args: &SupUkrArgs<Complex<f64>, Complex<f64>>) {
         if args.m == 8 && args.n == 6 {
             full(args)
         } else {
-            sup_complex::<Zmm64, 6>(args)
+            sup_complex::<Zmm64, Vl<Ymm64>, 6>(args)
         }
     }
 }

@@ -7,10 +7,12 @@
 //! The arithmetic is the packed complex kernel's (`gemm_complex.rs`): a register holds
 //! LANES/2 interleaved (re, im) pairs; for each B element its real and imaginary parts are
 //! broadcast and A·b_re, A·b_im accumulated apart, combined once per tile. The edges are the
-//! real sup kernel's (`sup_real.rs`): one instance per number of row vectors (1 or 2) and per
+//! real sup kernel's (`sup_real.rs`): one instance per shape of the row vectors and per
 //! column count (1..=NR), the last vector's rows masked (masked-off lanes are neither read
-//! nor written). Tiles up to (LANES)×NR complex: two vectors of LANES/2 rows. No conjugation
-//! here: the sup path copies a conjugated A and sends a conjugated B to packing.
+//! nor written), and the last rows in the kernel's narrower vector type H where they fit
+//! (on skx a ymm: half a zmm's FMA cost on Zen 4, see `sup_real.rs`). Tiles up to (LANES)×NR
+//! complex: two vectors of LANES/2 rows. No conjugation here: the sup path copies a
+//! conjugated A, and a conjugated B (or sends a large one to packing).
 
 use num_complex::Complex;
 
@@ -26,24 +28,31 @@ const MAX_NR: usize = 6;
 /// The body, dispatching on the tile's shape. See the module docs.
 ///
 /// # Safety
-/// The `SupUkr` contract for tiles up to (LANES)×NR complex, called from a function compiled
-/// with `V`'s target features on a CPU that has them.
+/// The `SupUkr` contract for tiles up to (V::LANES)×NR complex, with `H::LANES <=
+/// V::LANES`, called from a function compiled with `V`'s and `H`'s target features on a CPU
+/// that has them.
 #[inline(always)]
-pub(crate) unsafe fn sup_complex<V: Simd, const NR: usize>(
+pub(crate) unsafe fn sup_complex<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>(
     args: &SupUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
 ) where
     V::Elem: Scalar,
     Complex<V::Elem>: Scalar,
 {
-    let per_vector = V::LANES / 2;
-    debug_assert!(NR <= MAX_NR && args.n >= 1 && args.n <= NR && args.m <= 2 * per_vector);
-    // SAFETY: passed on; each instance computes exactly the tile's n columns and at most its
-    // vectors of rows.
+    let (v_rows, h_rows) = (V::LANES / 2, H::LANES / 2);
+    debug_assert!(NR <= MAX_NR && args.n >= 1 && args.n <= NR && args.m <= 2 * v_rows);
+    debug_assert!(h_rows <= v_rows);
+    let m = args.m;
+    // SAFETY: passed on; each instance covers at least the tile's rows and exactly its n
+    // columns, and its first vector (of two) is full (m > v_rows).
     unsafe {
-        if args.m > per_vector {
-            by_columns::<V, 2, NR>(args)
+        if m > v_rows + h_rows {
+            by_columns::<V, V, 2, NR>(args)
+        } else if m > v_rows {
+            by_columns::<V, H, 2, NR>(args)
+        } else if m > h_rows {
+            by_columns::<V, V, 1, NR>(args)
         } else {
-            by_columns::<V, 1, NR>(args)
+            by_columns::<H, H, 1, NR>(args)
         }
     }
 }
@@ -62,115 +71,155 @@ pub(crate) unsafe fn sup_complex_full<V: Simd, const NR: usize>(
 {
     debug_assert!(NR <= MAX_NR && args.n == NR && args.m == V::LANES);
     // SAFETY: passed on; the tile is exactly two vectors of rows by NR columns.
-    unsafe { body::<V, 2, NR, true>(args) }
+    unsafe { body::<V, V, 2, NR, true>(args) }
 }
 
 /// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
 /// compiler drops the arms a narrow kernel can never take; the last arm is n = NR).
 ///
 /// # Safety
-/// As [`sup_complex`], with `args.m <= VECS·LANES/2` and `args.n <= NR`.
+/// As [`body`], with `args.n <= NR`.
 #[inline(always)]
-unsafe fn by_columns<V: Simd, const VECS: usize, const NR: usize>(
-    args: &SupUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
+unsafe fn by_columns<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, const NR: usize>(
+    args: &SupUkrArgs<Complex<V0::Elem>, Complex<V0::Elem>>,
 ) where
-    V::Elem: Scalar,
-    Complex<V::Elem>: Scalar,
+    V0::Elem: Scalar,
+    Complex<V0::Elem>: Scalar,
 {
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 if NR > 1 => body::<V, VECS, 1, false>(args),
-            2 if NR > 2 => body::<V, VECS, 2, false>(args),
-            3 if NR > 3 => body::<V, VECS, 3, false>(args),
-            4 if NR > 4 => body::<V, VECS, 4, false>(args),
-            5 if NR > 5 => body::<V, VECS, 5, false>(args),
-            _ => body::<V, VECS, NR, false>(args),
+            1 if NR > 1 => body::<V0, V1, VECS, 1, false>(args),
+            2 if NR > 2 => body::<V0, V1, VECS, 2, false>(args),
+            3 if NR > 3 => body::<V0, V1, VECS, 3, false>(args),
+            4 if NR > 4 => body::<V0, V1, VECS, 4, false>(args),
+            5 if NR > 5 => body::<V0, V1, VECS, 5, false>(args),
+            _ => body::<V0, V1, VECS, NR, false>(args),
         }
     }
 }
 
-/// The kernel for a tile of exactly N columns and at most VECS vectors of rows (FULL: exactly
-/// VECS vectors, so no row mask is needed).
+/// The kernel for a tile of exactly N columns whose rows are covered by VECS vectors: with
+/// VECS = 2, a full V0 (its rows all in the tile) and then a V1 for the rest; with VECS = 1,
+/// one V1 (V0 unused). The last vector's rows are masked unless FULL (exactly
+/// `(VECS − 1)·V0::LANES/2 + V1::LANES/2` rows).
 ///
 /// # Safety
-/// As [`sup_complex`], with `args.n == N` and `args.m <= VECS·LANES/2` (`==` when FULL).
+/// As [`sup_complex`], with `args.n == N`, `(VECS − 1)·V0::LANES/2 < args.m <= (VECS −
+/// 1)·V0::LANES/2 + V1::LANES/2` (`==` when FULL), and the CPU features of both vector
+/// types.
 #[inline(always)]
-unsafe fn body<V: Simd, const VECS: usize, const N: usize, const FULL: bool>(
-    args: &SupUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
+unsafe fn body<
+    V0: Simd,
+    V1: Simd<Elem = V0::Elem>,
+    const VECS: usize,
+    const N: usize,
+    const FULL: bool,
+>(
+    args: &SupUkrArgs<Complex<V0::Elem>, Complex<V0::Elem>>,
 ) where
-    V::Elem: Scalar,
-    Complex<V::Elem>: Scalar,
+    V0::Elem: Scalar,
+    Complex<V0::Elem>: Scalar,
 {
-    let per_vector = V::LANES / 2;
-    // A constant for full tiles, so that their masks fold away (plain loads and stores).
-    let m = if FULL { VECS * per_vector } else { args.m };
-    // SAFETY: masked loads touch only rows below m of A's columns p < k (two reals per
-    // complex); B reads stay in columns below N = n and rows below k; C is touched only at
-    // rows below m and columns below n. That is all memory the contract makes valid; the
-    // caller provides V's target features.
+    // Where the last vector starts, in complex rows, and (a constant for full tiles, so that
+    // its mask folds away: plain loads and stores) how many rows the tile has.
+    let last = (VECS - 1) * V0::LANES / 2;
+    let m = if FULL { last + V1::LANES / 2 } else { args.m };
+    // SAFETY: the first vector's loads and stores stay in rows below `last` < m, the last
+    // vector's masked ones in rows `last..m` (two reals per complex), of A's columns p < k
+    // and C's columns j < n; B reads stay in columns below N = n and rows below k. That is
+    // all memory the contract makes valid; the caller provides the vectors' target features.
     unsafe {
-        let mut masks = [V::mask(0); VECS];
-        for (h, mask) in masks.iter_mut().enumerate() {
-            *mask = V::mask((2 * m).saturating_sub(h * V::LANES));
-        }
+        let mask = V1::mask(2 * (m - last));
         // B's columns, in reals (a complex is two).
         let mut b_offsets = [0isize; N];
         for (j, off) in b_offsets.iter_mut().enumerate() {
             *off = 2 * j as isize * args.cs_b;
         }
-        let mut re = [[V::zero(); VECS]; N];
-        let mut im = [[V::zero(); VECS]; N];
-        let (mut a, mut b) = (args.a.cast::<V::Elem>(), args.b.cast::<V::Elem>());
+        let (mut re0, mut im0) = ([V0::zero(); N], [V0::zero(); N]);
+        let (mut re1, mut im1) = ([V1::zero(); N], [V1::zero(); N]);
+        let (mut a, mut b) = (args.a.cast::<V0::Elem>(), args.b.cast::<V0::Elem>());
         for _ in 0..args.k {
             // Two row vectors at most, written out (see `gemm_real.rs` for why).
-            let a0 = V::load_masked(a, masks[0]);
-            let a1 = if VECS == 2 {
-                V::load_masked(a.add(V::LANES), masks[VECS - 1])
+            let a0 = if VECS == 2 { V0::load(a) } else { V0::zero() };
+            let a1 = if FULL {
+                V1::load(a.add(2 * last))
             } else {
-                a0
+                V1::load_masked(a.add(2 * last), mask)
             };
             for j in 0..N {
                 let bj = b.offset(b_offsets[j]);
-                let (b_re, b_im) = (V::splat(*bj), V::splat(*bj.add(1)));
-                re[j][0] = V::fma(a0, b_re, re[j][0]);
-                im[j][0] = V::fma(a0, b_im, im[j][0]);
+                let (b_re, b_im) = (*bj, *bj.add(1));
                 if VECS == 2 {
-                    re[j][VECS - 1] = V::fma(a1, b_re, re[j][VECS - 1]);
-                    im[j][VECS - 1] = V::fma(a1, b_im, im[j][VECS - 1]);
+                    re0[j] = V0::fma(a0, V0::splat(b_re), re0[j]);
+                    im0[j] = V0::fma(a0, V0::splat(b_im), im0[j]);
                 }
+                re1[j] = V1::fma(a1, V1::splat(b_re), re1[j]);
+                im1[j] = V1::fma(a1, V1::splat(b_im), im1[j]);
             }
             a = a.offset(2 * args.cs_a);
             b = b.offset(2 * args.rs_b);
         }
 
-        let (alpha_re, alpha_im) = (V::splat(args.alpha.re), V::splat(args.alpha.im));
-        let (beta_re, beta_im) = (V::splat(args.beta.re), V::splat(args.beta.im));
-        let beta_is_zero = args.beta.is_zero();
-        let one = V::splat(V::Elem::one());
         for j in 0..N {
-            for h in 0..VECS {
-                let mut out = scaled_product(re[j][h], im[j][h], one, alpha_re, alpha_im);
-                let first = h * per_vector;
-                if args.rs_c == 1 {
-                    let p = args
-                        .c
-                        .offset(j as isize * args.cs_c)
-                        .add(first)
-                        .cast::<V::Elem>();
-                    if !beta_is_zero {
-                        let old = V::load_masked(p, masks[h]);
-                        out = V::add(out, mul_scalar(old, beta_re, beta_im));
-                    }
-                    V::store_masked(p, masks[h], out);
-                } else {
-                    let rows = per_vector.min(m.saturating_sub(first));
-                    let c = args
-                        .c
-                        .offset(first as isize * args.rs_c + j as isize * args.cs_c);
-                    store_strided(out, rows, c, args.rs_c, args.beta);
-                }
+            if VECS == 2 {
+                finish_rows::<V0>(args, j, 0, last, re0[j], im0[j], None);
             }
+            let last_mask = if FULL { None } else { Some(mask) };
+            finish_rows::<V1>(args, j, last, m - last, re1[j], im1[j], last_mask);
+        }
+    }
+}
+
+/// Writes rows `first..first + rows` of column j of the tile from one register's
+/// accumulators `re`, `im`: alpha times their product, plus beta times C unless beta is
+/// zero; through `mask` where given (the register's rows past `rows` are not touched), whole
+/// otherwise (then `rows` is the register's LANES/2).
+///
+/// # Safety
+/// As [`body`]: the rows are in the tile, `mask` (or the whole register) covers exactly
+/// them, and the caller provides W's target features.
+#[inline(always)]
+unsafe fn finish_rows<W: Simd>(
+    args: &SupUkrArgs<Complex<W::Elem>, Complex<W::Elem>>,
+    j: usize,
+    first: usize,
+    rows: usize,
+    re: W,
+    im: W,
+    mask: Option<W::Mask>,
+) where
+    W::Elem: Scalar,
+    Complex<W::Elem>: Scalar,
+{
+    // SAFETY: the caller's: C's rows first..first + rows of column j are in the tile.
+    unsafe {
+        let (alpha_re, alpha_im) = (W::splat(args.alpha.re), W::splat(args.alpha.im));
+        let one = W::splat(W::Elem::one());
+        let mut out = scaled_product(re, im, one, alpha_re, alpha_im);
+        if args.rs_c == 1 {
+            let p = args
+                .c
+                .offset(j as isize * args.cs_c)
+                .add(first)
+                .cast::<W::Elem>();
+            if !args.beta.is_zero() {
+                let (beta_re, beta_im) = (W::splat(args.beta.re), W::splat(args.beta.im));
+                let old = match mask {
+                    Some(mask) => W::load_masked(p, mask),
+                    None => W::load(p),
+                };
+                out = W::add(out, mul_scalar(old, beta_re, beta_im));
+            }
+            match mask {
+                Some(mask) => W::store_masked(p, mask, out),
+                None => W::store(p, out),
+            }
+        } else {
+            let c = args
+                .c
+                .offset(first as isize * args.rs_c + j as isize * args.cs_c);
+            store_strided(out, rows, c, args.rs_c, args.beta);
         }
     }
 }
