@@ -390,12 +390,12 @@ unsafe impl Simd for Ymm64 {
 }
 
 /// A 256-bit register `Y` (`Ymm32`, `Ymm64`) inside the AVX-512 kernels, where it holds the
-/// short last rows of a sup tile (`sup_real.rs`): Y's arithmetic, with masked loads through
-/// AVX-512VL mask registers and masked stores through AVX's vector masks (`vmaskmov`), the
-/// faster of each on Zen 4. Measured there (session 23): an sgemm sup tile of 7 rows, 12
-/// columns and k = 64 took 200 ns with `vmaskmov` loads of A and 130 ns with mask-register
-/// loads, as long as a tile of 8 full rows; four masked 256-bit stores took 1.4 ns with
-/// `vmaskmov` and 6.8 ns under a mask register.
+/// short last rows of a sup tile (`sup_real.rs`, `sup_complex.rs`): Y's arithmetic, with
+/// masked loads through AVX-512VL mask registers and masked stores through AVX's vector
+/// masks (`vmaskmov`), the faster of each on Zen 4. Measured there (session 23): an sgemm
+/// sup tile of 7 rows, 12 columns and k = 64 took 152 ns with `vmaskmov` loads of A and
+/// 130 ns with mask-register loads, as long as a tile of 8 full rows; four masked 256-bit
+/// stores took 1.4 ns with `vmaskmov` and 6.8 ns under a mask register.
 #[derive(Clone, Copy)]
 #[repr(transparent)]
 pub(crate) struct Vl<Y>(Y);
