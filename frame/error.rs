@@ -28,34 +28,51 @@ pub enum ErrorKind {
 }
 
 /// An error with its kind and a message naming the offending argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Error {
+///
+/// Boxed, so that a `Result<(), Error>` is one pointer wide and comes back in a register:
+/// every layer of a call returns one, and with the error inline (32 bytes) each layer
+/// returned it through memory, copying it on the way out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error(Box<ErrorInner>);
+
+#[derive(Clone, PartialEq, Eq)]
+struct ErrorInner {
     kind: ErrorKind,
     message: String,
 }
 
 impl Error {
+    #[cold]
     pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
+        Error(Box::new(ErrorInner {
             kind,
             message: message.into(),
-        }
+        }))
     }
 
     /// The kind of failure.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The human-readable explanation (also what `Display` prints).
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("kind", &self.0.kind)
+            .field("message", &self.0.message)
+            .finish()
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
