@@ -23,58 +23,40 @@ pub const HASWELL: SubConfig = SubConfig {
 /// → two threads: 64×64×128 87 → 137 / 45 → 68, 96³ 88 → 150 / 45 → 88.
 const MIN_WORK_PER_THREAD: usize = 1 << 18;
 
-/// The base of the sup limits (the complex ones use it as it is). The real kernels' own
-/// limits, which differ, are [`F32_SUP_LIMITS`] and [`F64_SUP_LIMITS`].
+/// When the sup kernels read A in place: A's columns of at most 512 bytes, the same for every
+/// dtype, each measured against packing (forced haswell on the development VM, one thread,
+/// GFLOPS; docs/Performance.md):
+/// * f32 16×6 and f64 8×6, since session 23 ("Half-width vectors and unmasked tiles"; their
+///   tiles of full rows now run without masks). Against the loop nest, with column-stored B
+///   they win up to 256³ in f32 (64³ 105–109 against 70–74, 128³ 103 against 89–90, 256³
+///   103 against 100) and up to 96³ in f64 (96³ 53 against 47); with row-stored B (NT) only
+///   up to 128³ in f32 (96³ 84–99 against 64–80, 128³ 68–85 against 63–79, 192³ 67–85
+///   against 76–88, 256³ 52–62 against 66–78) and 96³ in f64 (128³ level). Hence 128 f32 or
+///   64 f64 (sgemm's limit was 64 elements before session 23, when full tiles ran masked and
+///   the sup kernels lost from 128³: 64 against 70).
+/// * c32 8×2 and c64 4×2: the tile is only two columns wide, so each A column is read in
+///   place once per two columns of C, six times as often as with the real tiles. They win
+///   at 32³ (cgemm 68.6 → 85–93 GFLOPS, zgemm 38.0 → 50–52) and on 16×4096×4096 (35 → 67,
+///   21 → 29) but lose from A columns of 1 KiB up (cgemm 128³ 96 → 88, zgemm 128³ 48 → 37;
+///   cgemm 256³ 101 → 66).
+///
+/// Past the limits haswell packs both A and B. Packing only A with B in place won for sgemm
+/// NN from 384³ (96–110 against 98–103) but lost with NT (512³ 58–62 against 73–81) and for
+/// dgemm (256³ 31–47 against 35–48), and the rule that picks it does not tell B's layouts
+/// apart finely enough here.
 /// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB).
 /// B with long rows (row-stored, NT) is walked in k blocks spanning at most 2 MiB (forced
 /// haswell, sgemm NT 16×4096×4096 21 → 64 GFLOPS, 64×4096×1024 35 → 66, dgemm 11 → 27,
 /// the rest level or better; 512 KiB, skx's value, lost up to 19 % on dgemm
 /// 64×4096×1024; docs/Performance.md, "Row-stored B").
 const SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 2048,
+    max_a_col_stride_bytes: 512,
     max_a_bytes: 4 << 20,
     k_block_bytes: 128 << 10,
-    // Inert where the kernels never pack only A.
+    // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,
     max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
-};
-
-/// The real sup kernels (16×6 f32, 8×6 f64), measured with these kernels since their tiles
-/// of full rows run without masks (session 23; forced haswell on the development VM, one
-/// thread, GFLOPS, sup path against the loop nest; docs/Performance.md, "Half-width vectors
-/// and unmasked tiles"):
-/// * with column-stored B they win up to 256³ in f32 (64³ 105–109 against 70–74, 128³ 103
-///   against 89–90, 256³ 103 against 100) and up to 96³ in f64 (96³ 53 against 47);
-/// * with row-stored B (NT) only up to 128³ in f32 (96³ 84–99 against 64–80, 128³ 68–85
-///   against 63–79, 192³ 67–85 against 76–88, 256³ 52–62 against 66–78) and 96³ in f64
-///   (128³ level);
-///
-/// so A's columns of at most 512 bytes (128 f32, 64 f64) are read in place. Packing only A
-/// with B in place won for sgemm NN from 384³ (96–110 against 98–103) but lost with NT
-/// (512³ 58–62 against 73–81) and for dgemm (256³ 31–47 against 35–48), and the rule that
-/// picks it does not tell B's layouts apart finely enough here, so haswell keeps packing
-/// both. Before session 23 the full tiles ran through the masked instances, the sup kernels
-/// lost to the loop nest from 128³ (sgemm 64 against 70), and sgemm's limit was 64
-/// elements.
-const F32_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 128 * 4,
-    ..SUP_LIMITS
-};
-const F64_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 64 * 8,
-    ..SUP_LIMITS
-};
-
-/// The complex sup kernels' tile is only two columns wide, so each A column is read in place
-/// once per two columns of C, six times as often as with the real tiles: against packing
-/// (forced haswell on the development machine, docs/Performance.md) they win at 32³ (cgemm
-/// 68.6 → 85–93 GFLOPS, zgemm 38.0 → 50–52) and on 16×4096×4096 (35 → 67, 21 → 29) but
-/// lose from A columns of 1 KiB up (cgemm 128³ 96 → 88, zgemm 128³ 48 → 37; cgemm 256³ 101
-/// → 66), so they take A columns of at most 512 bytes.
-const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
-    max_a_col_stride_bytes: 512,
-    ..SUP_LIMITS
 };
 
 fn context() -> Cntx {
@@ -104,14 +86,14 @@ fn context() -> Cntx {
                 haswell::sup_f32_16x6,
                 16,
                 6,
-                F32_SUP_LIMITS,
+                SUP_LIMITS,
             ),
             SupKernel::new(
                 "haswell_sup_f64_8x6",
                 haswell::sup_f64_8x6,
                 8,
                 6,
-                F64_SUP_LIMITS,
+                SUP_LIMITS,
             ),
         )
     };
@@ -124,14 +106,14 @@ fn context() -> Cntx {
                 haswell::sup_c32_8x2,
                 8,
                 2,
-                COMPLEX_SUP_LIMITS,
+                SUP_LIMITS,
             ),
             SupKernel::new(
                 "haswell_sup_c64_4x2",
                 haswell::sup_c64_4x2,
                 4,
                 2,
-                COMPLEX_SUP_LIMITS,
+                SUP_LIMITS,
             ),
         )
     };
