@@ -79,18 +79,28 @@ pub fn gemm_with_cntx<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     cntx: &Cntx,
     rntm: Option<&Rntm>,
 ) -> Result<()> {
-    check_gemm(a, b, c)?;
     // An Rntm is validated by its constructors; None means the global defaults.
     let defaults = Rntm::default();
     let rntm = rntm.unwrap_or(&defaults);
-    catch_unwind(AssertUnwindSafe(|| {
-        // With a sandbox feature enabled, it sees the call first (sandbox/mod.rs).
-        if let Some(result) = crate::sandbox::offer(cntx, a, b, &mut c.rb(), rntm) {
-            return result;
-        }
-        gemm_front(cntx, a, b, c, rntm)
-    }))
-    .unwrap_or_else(|panic| Err(internal_from_panic(&*panic)))
+    catch_unwind(AssertUnwindSafe(|| gemm_unguarded(a, b, c, cntx, rntm)))
+        .unwrap_or_else(|panic| Err(internal_from_panic(&*panic)))
+}
+
+/// [`gemm_with_cntx`] without its `catch_unwind`, for entry points that catch panics
+/// themselves (the BLAS layer), so that a call is guarded once.
+pub(crate) fn gemm_unguarded<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
+    cntx: &Cntx,
+    rntm: &Rntm,
+) -> Result<()> {
+    check_gemm(a, b, c)?;
+    // With a sandbox feature enabled, it sees the call first (sandbox/mod.rs).
+    if let Some(result) = crate::sandbox::offer(cntx, a, b, &mut c.rb(), rntm) {
+        return result;
+    }
+    gemm_front(cntx, a, b, c, rntm)
 }
 
 #[cfg(test)]

@@ -247,6 +247,22 @@ impl<'a, T: Element> MatRef<'a, T> {
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
     }
 
+    /// A view of a column-major BLAS array, `rows`×`cols` with leading dimension `ld`
+    /// (all three non-negative `c_int`s), without [`MatRef::from_raw_parts`]'s overflow
+    /// checks: the array is memory the caller can read, so its extent fits in isize.
+    ///
+    /// # Safety
+    /// As for [`MatRef::from_raw_parts`] with rs = 1 and cs = `ld`.
+    #[inline]
+    pub(crate) unsafe fn from_blas_array(
+        ptr: *const T,
+        rows: usize,
+        cols: usize,
+        ld: usize,
+    ) -> Self {
+        Self::new_unchecked(ptr, rows, cols, 1, ld as isize)
+    }
+
     #[inline]
     fn new_unchecked(ptr: *const T, m: usize, n: usize, rs: isize, cs: isize) -> Self {
         MatRef {
@@ -451,6 +467,15 @@ impl<'a, T: Scalar> MatMut<'a, T> {
     ) -> Result<Self> {
         extent("MatMut::from_raw_parts", m, n, rs, cs, size_of::<T>())?;
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
+    }
+
+    /// A view of a column-major BLAS array; see [`MatRef::from_blas_array`].
+    ///
+    /// # Safety
+    /// As for [`MatMut::from_raw_parts`] with rs = 1 and cs = `ld`.
+    #[inline]
+    pub(crate) unsafe fn from_blas_array(ptr: *mut T, rows: usize, cols: usize, ld: usize) -> Self {
+        Self::new_unchecked(ptr, rows, cols, 1, ld as isize)
     }
 
     #[inline]

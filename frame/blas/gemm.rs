@@ -1,11 +1,15 @@
 //! The reference BLAS ?GEMM, shared by the Fortran and CBLAS entry points: argument checks
-//! in reference order and numbering, then [`gemm_ex`] on column-major views.
+//! in reference order and numbering, then the product on column-major views, as
+//! [`crate::gemm_ex`] computes it.
 
 use std::ffi::c_int;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use crate::api::gemm_unguarded;
+use crate::blas::one_tile::blas_one_tile;
 use crate::error::{Error, internal_from_panic};
-use crate::gemm_ex;
+use crate::gks;
+use crate::rntm::Rntm;
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -25,6 +29,15 @@ impl Op {
             b'T' => Some(Op::Transpose),
             b'C' => Some(Op::ConjTranspose),
             _ => None,
+        }
+    }
+
+    /// The (rows, columns) of the array an operand is stored in, for op(operand) of
+    /// `rows`×`cols`.
+    pub(crate) fn shape_of_operand<I>(self, rows: I, cols: I) -> (I, I) {
+        match self {
+            Op::Plain => (rows, cols),
+            Op::Transpose | Op::ConjTranspose => (cols, rows),
         }
     }
 }
@@ -64,27 +77,15 @@ pub(crate) struct GemmArgs<T> {
 /// The BLAS contract: with the checks passed, A is an LDA×(K or M) column-major array, B an
 /// LDB×(N or K), C an LDC×N one, valid as BLAS documents (C readable and writable), unless
 /// the dimensions make them unused.
+#[inline(always)]
 pub(crate) unsafe fn gemm_col_major<T>(args: GemmArgs<T>) -> Result<(), Refusal>
 where
     T: GemmPair<T, Acc = T> + Scalar,
 {
-    let GemmArgs {
-        transa,
-        transb,
-        m,
-        n,
-        k,
-        alpha,
-        a,
-        lda,
-        b,
-        ldb,
-        beta,
-        c,
-        ldc,
-    } = args;
-    let (nrow_a, ncol_a) = if transa == Op::Plain { (m, k) } else { (k, m) };
-    let (nrow_b, ncol_b) = if transb == Op::Plain { (k, n) } else { (n, k) };
+    #[rustfmt::skip]
+    let GemmArgs { transa, transb, m, n, k, alpha, lda, ldb, beta, ldc, .. } = args;
+    let nrow_a = transa.shape_of_operand(m, k).0;
+    let nrow_b = transb.shape_of_operand(k, n).0;
     let bad = |position| Err(Refusal::BadArgument(position));
     if m < 0 {
         return bad(3);
@@ -108,30 +109,52 @@ where
     if m == 0 || n == 0 || ((alpha.is_zero() || k == 0) && beta.is_one()) {
         return Ok(());
     }
-    let run = || -> crate::Result<()> {
-        let dim = |x: c_int| x as usize; // all checked non-negative above
-        // SAFETY: the BLAS contract (see the function docs): these are the arrays the caller
-        // passed, with the extents BLAS defines; `from_raw_parts` checks index overflow.
-        let (a, b, mut c) = unsafe {
-            (
-                MatRef::from_raw_parts(a, dim(nrow_a), dim(ncol_a), 1, lda as isize)?,
-                MatRef::from_raw_parts(b, dim(nrow_b), dim(ncol_b), 1, ldb as isize)?,
-                MatMut::from_raw_parts(c, dim(m), dim(n), 1, ldc as isize)?,
-            )
-        };
-        let a = op(a, transa).scaled(alpha);
-        let b = op(b, transb);
-        gemm_ex(&a, &b, &mut c.rb().with_beta(beta), None)
-    };
-    match catch_unwind(AssertUnwindSafe(run)) {
+    // The closure borrows `args` whole: capturing each of its fields was a dozen stores
+    // and loads on every call.
+    // SAFETY: the BLAS contract of `args`, checked above; no quick return.
+    match catch_unwind(AssertUnwindSafe(|| unsafe { run_checked(&args) })) {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(Refusal::Failed(e)),
         Err(panic) => Err(Refusal::Failed(internal_from_panic(&*panic))),
     }
 }
 
+/// The product of a call whose reference checks passed: a single tile straight to its
+/// kernel (`one_tile.rs`), anything else through [`crate::gemm_ex`]'s checks and dispatch
+/// with the global thread defaults.
+///
+/// # Safety
+/// The BLAS contract of `args`, whose checks passed and which is no quick return.
+#[inline(always)]
+unsafe fn run_checked<T>(args: &GemmArgs<T>) -> crate::Result<()>
+where
+    T: GemmPair<T, Acc = T> + Scalar,
+{
+    let cntx = gks::context()?;
+    // SAFETY: the caller's.
+    if unsafe { blas_one_tile(cntx, args) } {
+        return Ok(());
+    }
+    let dim = |x: c_int| x as usize; // all checked non-negative
+    let (m, n, k) = (dim(args.m), dim(args.n), dim(args.k));
+    let (nrow_a, ncol_a) = args.transa.shape_of_operand(m, k);
+    let (nrow_b, ncol_b) = args.transb.shape_of_operand(k, n);
+    // SAFETY: the BLAS contract: these are the arrays the caller passed, with the extents
+    // BLAS defines.
+    let (a, b, c) = unsafe {
+        (
+            MatRef::from_blas_array(args.a, nrow_a, ncol_a, dim(args.lda)),
+            MatRef::from_blas_array(args.b, nrow_b, ncol_b, dim(args.ldb)),
+            MatMut::from_blas_array(args.c, m, n, dim(args.ldc)),
+        )
+    };
+    let a = op(a, args.transa).scaled(args.alpha);
+    let b = op(b, args.transb);
+    gemm_unguarded(&a, &b, &mut c.with_beta(args.beta), cntx, &Rntm::default())
+}
+
 /// op(v) for a TRANS character.
-fn op<T: GemmPair<T>>(v: MatRef<'_, T>, t: Op) -> MatRef<'_, T> {
+pub(crate) fn op<T: GemmPair<T>>(v: MatRef<'_, T>, t: Op) -> MatRef<'_, T> {
     match t {
         Op::Plain => v,
         Op::Transpose => v.t(),

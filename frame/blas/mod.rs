@@ -11,7 +11,9 @@
 //! * `threads.rs`: `oxblis_set_num_threads` / `oxblis_get_num_threads`, the global thread
 //!   default for C callers.
 //! * `gemm.rs`: what they share: the reference argument checks, in reference order, and the
-//!   call into [`crate::gemm_ex`] with the global thread defaults.
+//!   product as [`crate::gemm_ex`] computes it, with the global thread defaults.
+//! * `one_tile.rs`: the shortcut for a problem of one sup tile, from those checks straight to
+//!   the kernel call.
 //!
 //! Nothing is computed after a bad argument, and no panic crosses the boundary: it is caught,
 //! reported on stderr, and C is left as it was. The C declarations are `include/oxblis.h`;
@@ -20,5 +22,6 @@
 mod cblas;
 mod fortran;
 mod gemm;
+mod one_tile;
 mod threads;
 mod xerbla;

@@ -8,7 +8,7 @@ mod blocks;
 pub(crate) mod gemm;
 mod gemv;
 mod macrokernel;
-mod one_tile;
+pub(crate) mod one_tile;
 pub(crate) mod raw;
 mod stack_copies;
 mod sup;
