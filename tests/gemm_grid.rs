@@ -97,6 +97,45 @@ fn every_row_count_of_the_sup_tile() {
     }
 }
 
+/// Row edges of one and two rows past whole sup tiles (m = MR + 1, MR + 2, 2·MR + 1): with
+/// B's columns contiguous (op(B) = N) a one-row tile is computed as dot products along k
+/// (`dot_rows` in `kernels/x86/sup_real.rs`, from k = 2 vectors, A's rows copied 64
+/// elements at a time), and with B's rows contiguous (op(B) = T) a tile of up to two rows
+/// as its transpose (`edge_transposed` in `frame/l3/sup.rs`). Depths around both
+/// thresholds and the copy's chunk for f32 and f64, every storage of C, column counts
+/// around NR, and (alpha, beta) classes cycling with NaN in C under beta = 0; on every
+/// configuration.
+#[test]
+fn short_row_edges() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&full, letter);
+            let mut seed = 14000;
+            for m in [mr + 1, mr + 2, 2 * mr + 1] {
+                for n in [1, nr - 1, nr + 1, 2 * nr + 3] {
+                    for k in [1, 15, 16, 31, 32, 33, 64, 65, 130] {
+                        for st_c in Storage::ALL {
+                            for op_b in [Op::N, Op::T] {
+                                seed += 1;
+                                let beta = SCALAR_CLASSES[(seed / 4) % 4];
+                                let case = Case {
+                                    st_c,
+                                    op_b,
+                                    alpha: SCALAR_CLASSES[seed % 4],
+                                    beta,
+                                    nan_in_c: beta == ScalarClass::Zero,
+                                    ..Case::new(m, n, k)
+                                };
+                                run(&full, &case, seed as u64);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Problems of one sup tile, which `gemm_front` sends straight to the sup kernel
 /// (`frame/l3/one_tile.rs`): every storage of C (row-stored C is solved as Cᵀ, general
 /// strides take the usual path), op(A) and op(B) (A not column-stored or conjugated, and

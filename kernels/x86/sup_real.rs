@@ -19,6 +19,10 @@
 //! `vmaskmov`, not AVX-512VL's: on this Zen 4, 256-bit stores under an AVX-512 mask take
 //! five times as long (measured). The AVX2 kernels pass H = V, which compiles to exactly
 //! the instances they had before.
+//!
+//! **One row, B's columns contiguous: dot products.** A tile of a single row with B's unit
+//! row stride (op(B) = N) and k of two vectors or more is computed along k instead
+//! ([`dot_row`]): every lane of its FMAs is useful, where a row vector would use one.
 
 use std::mem::MaybeUninit;
 
@@ -46,9 +50,12 @@ pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>
     let m = args.m;
     // SAFETY: passed on; each instance covers at least the tile's rows (its vectors' lanes
     // add up to m or more), its first vector (of two) is full (m > V::LANES), and FULL
-    // instances get exactly their rows with column-stored C.
+    // instances get exactly their rows with column-stored C; `dot_row` gets one row and B's
+    // contiguous columns.
     unsafe {
-        if m > V::LANES + H::LANES {
+        if m == 1 && args.rs_b == 1 && args.k >= DOT_MIN_K * V::LANES {
+            dot_row::<V, NR>(args)
+        } else if m > V::LANES + H::LANES {
             by_columns::<V, V, 2, NR, false>(args)
         } else if m == V::LANES + H::LANES && args.rs_c == 1 {
             // Both vectors full, no masks: the AVX2 kernels' whole tiles (their shells have
@@ -65,6 +72,87 @@ pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>
             by_columns::<H, H, 1, NR, true>(args)
         } else {
             by_columns::<H, H, 1, NR, false>(args)
+        }
+    }
+}
+
+/// The shortest k, in vectors, for which a tile of one row is computed as dot products
+/// ([`dot_row`]).
+const DOT_MIN_K: usize = 2;
+
+/// The elements of A's row [`dot_row`] copies at a time.
+const DOT_CHUNK: usize = 64;
+
+/// A tile of one row whose B has unit row stride (B's columns contiguous along k), as dot
+/// products along k: each of the row's n elements is one accumulator, a vector of partial
+/// sums over k, summed across its lanes at the end.
+///
+/// As a row vector, such a tile spends a whole vector (one lane of it used) per column per
+/// k step. Here a vector step covers LANES values of k for every column at once, and all
+/// its lanes are useful (except in the last, masked step). A's row is strided (by its
+/// column stride), so DOT_CHUNK elements of it are copied to the stack first, to be loaded
+/// as vectors. Measured on skx (sgemm, 12 columns, ns per call): k = 96 200 → 71–77, k = 32
+/// 71 → 42, k = 256 514 → 254. Two rows the same way took longer than the vector tile at
+/// k = 32 and 96 (24 accumulators: 71 → 111–120 and 199 → 217–274; in two passes of 6
+/// columns, 12×2×96 200 → 174–202 but 2×7×64 92 → 111), so they stay vector tiles.
+///
+/// Columns are up to NR with a runtime count: the accumulators are indexed by constants
+/// (the column loops unroll), and the columns past n are skipped by a branch that is the
+/// same every step.
+///
+/// # Safety
+/// As [`sup_real`], with `args.m == 1`, `args.rs_b == 1` and `args.k >= 1`.
+#[inline(always)]
+unsafe fn dot_row<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    // SAFETY: A's reads stay in its row's k elements, B's in its n columns (j < n) and k
+    // rows (masked past k), C's in the tile's row; the stack copy is written before it is
+    // read (elements below `kc` only); the caller provides V's target features.
+    unsafe {
+        let (n, k) = (args.n, args.k);
+        let mut acc = [V::zero(); NR];
+        let mut row = MaybeUninit::<[V::Elem; DOT_CHUNK]>::uninit();
+        let row = row.as_mut_ptr().cast::<V::Elem>();
+        let mut p0 = 0;
+        while p0 < k {
+            let kc = DOT_CHUNK.min(k - p0);
+            for p in 0..kc {
+                *row.add(p) = *args.a.offset((p0 + p) as isize * args.cs_a);
+            }
+            let mut p = 0;
+            while p < kc {
+                let lanes = V::LANES.min(kc - p);
+                let mask = V::mask(lanes);
+                let load = |at: *const V::Elem| {
+                    if lanes == V::LANES {
+                        V::load(at)
+                    } else {
+                        V::load_masked(at, mask)
+                    }
+                };
+                let a = load(row.add(p));
+                for (j, acc) in acc.iter_mut().enumerate() {
+                    if j < n {
+                        let bj = load(args.b.offset(j as isize * args.cs_b + (p0 + p) as isize));
+                        *acc = V::fma(a, bj, *acc);
+                    }
+                }
+                p += V::LANES;
+            }
+            p0 += kc;
+        }
+        for (j, acc) in acc.iter().enumerate() {
+            if j < n {
+                let x = args.alpha * V::sum_lanes(*acc);
+                let c = args.c.offset(j as isize * args.cs_c);
+                *c = if args.beta.is_zero() {
+                    x
+                } else {
+                    x + args.beta * *c
+                };
+            }
         }
     }
 }
