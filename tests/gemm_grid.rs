@@ -99,8 +99,9 @@ fn every_row_count_of_the_sup_tile() {
 
 /// Row edges of one and two rows past whole sup tiles (m = MR + 1, MR + 2, 2·MR + 1): with
 /// B's columns contiguous (op(B) = N) a one-row tile is computed as dot products along k
-/// (`dot_rows` in `kernels/x86/sup_real.rs`, from k = 2 vectors, A's rows copied 64
-/// elements at a time), and with B's rows contiguous (op(B) = T) a tile of up to two rows
+/// (`dot_row` in `kernels/x86/sup_real.rs`, from k = 2 vectors, A's row copied 64 elements
+/// at a time; an f32 tile of two rows and 6 columns or more as two such rows from k = 4
+/// vectors), and with B's rows contiguous (op(B) = T) a tile of up to two rows
 /// as its transpose (`edge_transposed` in `frame/l3/sup.rs`). Depths around both
 /// thresholds and the copy's chunk for f32 and f64, every storage of C, column counts
 /// around NR, and (alpha, beta) classes cycling with NaN in C under beta = 0; on every

@@ -55,6 +55,19 @@ pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>
     unsafe {
         if m == 1 && args.rs_b == 1 && args.k >= DOT_MIN_K * V::LANES {
             dot_row::<V, NR>(args)
+        } else if m == 2
+            && size_of::<V::Elem>() == 4
+            && args.rs_b == 1
+            && args.k >= DOT_TWO_ROWS_MIN_K * V::LANES
+            && args.n >= DOT_TWO_ROWS_MIN_N
+        {
+            dot_row::<V, NR>(&SupUkrArgs { m: 1, ..*args });
+            dot_row::<V, NR>(&SupUkrArgs {
+                m: 1,
+                a: args.a.add(1),
+                c: args.c.offset(args.rs_c),
+                ..*args
+            })
         } else if m > V::LANES + H::LANES {
             by_columns::<V, V, 2, NR, false>(args)
         } else if m == V::LANES + H::LANES && args.rs_c == 1 {
@@ -80,21 +93,34 @@ pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>
 /// ([`dot_row`]).
 const DOT_MIN_K: usize = 2;
 
+/// The shortest k, in vectors, and the fewest columns for which an f32 tile of two rows is
+/// computed as two rows of dot products. Measured on skx (ns per call, vector tile → two dot
+/// rows, three or four alternated runs of two binaries):
+/// * 12 columns: k = 32 70 → 77, 48 102 → 95, 64 135 → 103, 96 200 → 145, 128 261 → 208;
+/// * k = 64: 8 columns 96–98 → 81–84, 6 columns 78–85 → 71–73, 4 columns 62–89 → 65–66;
+///   k = 96: 6 columns 114–151 → 103–105, 2 columns 78–82 → 86–89.
+///
+/// Not for f64: a vector holds half as many k values while the two-row vector tile costs the
+/// same, and two dot rows lost (12 columns, k = 32 72 → 86, 48 103 → 111, 96 185 → 244).
+const DOT_TWO_ROWS_MIN_K: usize = 4;
+const DOT_TWO_ROWS_MIN_N: usize = 6;
+
 /// The elements of A's row [`dot_row`] copies at a time.
 const DOT_CHUNK: usize = 64;
 
 /// A tile of one row whose B has unit row stride (B's columns contiguous along k), as dot
-/// products along k: each of the row's n elements is one accumulator, a vector of partial
+/// products along k (two such rows for an f32 tile of two rows,
+/// [`DOT_TWO_ROWS_MIN_K`]): each of the row's n elements is one accumulator, a vector of partial
 /// sums over k, summed across its lanes at the end.
 ///
 /// As a row vector, such a tile spends a whole vector (one lane of it used) per column per
 /// k step. Here a vector step covers LANES values of k for every column at once, and all
 /// its lanes are useful (except in the last, masked step). A's row is strided (by its
 /// column stride), so DOT_CHUNK elements of it are copied to the stack first, to be loaded
-/// as vectors. Measured on skx (sgemm, 12 columns, ns per call): k = 96 200 → 71–77, k = 32
-/// 71 → 42, k = 256 514 → 254. Two rows the same way took longer than the vector tile at
-/// k = 32 and 96 (24 accumulators: 71 → 111–120 and 199 → 217–274; in two passes of 6
-/// columns, 12×2×96 200 → 174–202 but 2×7×64 92 → 111), so they stay vector tiles.
+/// as vectors. Measured on skx (12 columns, ns per call): sgemm k = 96 200 → 71–77, k = 32
+/// 71 → 42, k = 256 514 → 254; dgemm k = 32 68 → 42–63, k = 96 184 → 115–120. Two rows
+/// with 24 accumulators took longer than the vector tile (sgemm k = 32 71 → 111–120, k = 96
+/// 199 → 217–274); as two separate dot rows they pay for f32 ([`DOT_TWO_ROWS_MIN_K`]).
 ///
 /// Columns are up to NR with a runtime count: the accumulators are indexed by constants
 /// (the column loops unroll), and the columns past n are skipped by a branch that is the
