@@ -104,6 +104,17 @@ fn extent_checked(
     Ok(Some(Extent { lo, hi }))
 }
 
+/// Whether a column-major `rows`×`cols` array with leading dimension `ld` spans at most
+/// `isize::MAX` bytes, as any array in memory does: what [`MatRef::from_blas_array`] needs
+/// in place of `extent`'s checks. BLAS dimensions are `c_int`s, so only sizes no real array
+/// has can fail it.
+#[inline]
+pub(crate) fn blas_array_fits<T>(rows: usize, cols: usize, ld: usize) -> bool {
+    let elements = cols.saturating_sub(1).checked_mul(ld);
+    let bytes = elements.and_then(|e| e.checked_add(rows)?.checked_mul(size_of::<T>()));
+    bytes.is_some_and(|b| b <= isize::MAX as usize)
+}
+
 /// Checks that a view of a slice of `len` elements fits, and returns the offset of its
 /// (0,0) element: the lowest address the view touches is the slice's first element.
 #[inline]
@@ -247,12 +258,13 @@ impl<'a, T: Element> MatRef<'a, T> {
         Ok(Self::new_unchecked(ptr, m, n, rs, cs))
     }
 
-    /// A view of a column-major BLAS array, `rows`×`cols` with leading dimension `ld`
-    /// (all three non-negative `c_int`s), without [`MatRef::from_raw_parts`]'s overflow
-    /// checks: the array is memory the caller can read, so its extent fits in isize.
+    /// A view of a column-major BLAS array, `rows`×`cols` with leading dimension `ld`,
+    /// without [`MatRef::from_raw_parts`]'s overflow checks: the caller has checked
+    /// [`blas_array_fits`].
     ///
     /// # Safety
-    /// As for [`MatRef::from_raw_parts`] with rs = 1 and cs = `ld`.
+    /// As for [`MatRef::from_raw_parts`] with rs = 1 and cs = `ld`, and
+    /// `blas_array_fits::<T>(rows, cols, ld)`.
     #[inline]
     pub(crate) unsafe fn from_blas_array(
         ptr: *const T,
@@ -472,7 +484,8 @@ impl<'a, T: Scalar> MatMut<'a, T> {
     /// A view of a column-major BLAS array; see [`MatRef::from_blas_array`].
     ///
     /// # Safety
-    /// As for [`MatMut::from_raw_parts`] with rs = 1 and cs = `ld`.
+    /// As for [`MatMut::from_raw_parts`] with rs = 1 and cs = `ld`, and
+    /// `blas_array_fits::<T>(rows, cols, ld)`.
     #[inline]
     pub(crate) unsafe fn from_blas_array(ptr: *mut T, rows: usize, cols: usize, ld: usize) -> Self {
         Self::new_unchecked(ptr, rows, cols, 1, ld as isize)

@@ -7,11 +7,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::api::gemm_unguarded;
 use crate::blas::one_tile::blas_one_tile;
-use crate::error::{Error, internal_from_panic};
+use crate::error::{Error, ErrorKind, internal_from_panic};
 use crate::gks;
 use crate::rntm::Rntm;
 use crate::types::{GemmPair, Scalar};
-use crate::view::{MatMut, MatRef};
+use crate::view::{MatMut, MatRef, blas_array_fits};
 
 /// op() of an operand, from a BLAS TRANS character.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,18 +139,36 @@ where
     let (m, n, k) = (dim(args.m), dim(args.n), dim(args.k));
     let (nrow_a, ncol_a) = args.transa.shape_of_operand(m, k);
     let (nrow_b, ncol_b) = args.transb.shape_of_operand(k, n);
+    let (lda, ldb, ldc) = (dim(args.lda), dim(args.ldb), dim(args.ldc));
+    if !(blas_array_fits::<T>(nrow_a, ncol_a, lda)
+        && blas_array_fits::<T>(nrow_b, ncol_b, ldb)
+        && blas_array_fits::<T>(m, n, ldc))
+    {
+        return Err(larger_than_memory());
+    }
     // SAFETY: the BLAS contract: these are the arrays the caller passed, with the extents
-    // BLAS defines.
+    // BLAS defines, which fit in isize (checked just above).
     let (a, b, c) = unsafe {
         (
-            MatRef::from_blas_array(args.a, nrow_a, ncol_a, dim(args.lda)),
-            MatRef::from_blas_array(args.b, nrow_b, ncol_b, dim(args.ldb)),
-            MatMut::from_blas_array(args.c, m, n, dim(args.ldc)),
+            MatRef::from_blas_array(args.a, nrow_a, ncol_a, lda),
+            MatRef::from_blas_array(args.b, nrow_b, ncol_b, ldb),
+            MatMut::from_blas_array(args.c, m, n, ldc),
         )
     };
     let a = op(a, args.transa).scaled(args.alpha);
     let b = op(b, args.transb);
     gemm_unguarded(&a, &b, &mut c.with_beta(args.beta), cntx, &Rntm::default())
+}
+
+/// Dimensions no array in memory can have (more than `isize::MAX` bytes): refused before
+/// anything is read, as the views' own checks refuse them in the Rust API.
+#[cold]
+#[inline(never)]
+fn larger_than_memory() -> Error {
+    Error::new(
+        ErrorKind::InvalidView,
+        "the dimensions and leading dimensions describe an array larger than memory",
+    )
 }
 
 /// op(v) for a TRANS character.
@@ -170,4 +188,40 @@ pub(crate) fn op<T: GemmPair<T>>(v: MatRef<'_, T>, t: Op) -> MatRef<'_, T> {
 pub(crate) unsafe fn read<T: Copy>(p: *const T) -> Option<T> {
     // SAFETY: the caller's.
     unsafe { p.as_ref().copied() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    #[test]
+    fn dimensions_larger_than_memory_are_refused_and_nothing_is_touched() {
+        let a = [1.0f64; 4];
+        let mut c = [7.0f64; 4];
+        let big = c_int::MAX;
+        // Every reference check passes (LDA ≥ M and so on), but each array would span about
+        // 2^65 bytes; no array in memory can, so nothing may be read.
+        let args = GemmArgs {
+            transa: Op::Plain,
+            transb: Op::Plain,
+            m: big,
+            n: big,
+            k: big,
+            alpha: 1.0,
+            a: a.as_ptr(),
+            lda: big,
+            b: a.as_ptr(),
+            ldb: big,
+            beta: 0.0,
+            c: c.as_mut_ptr(),
+            ldc: big,
+        };
+        // SAFETY: refused before any array is read (what this test checks).
+        match unsafe { gemm_col_major(args) } {
+            Err(Refusal::Failed(e)) => assert_eq!(e.kind(), ErrorKind::InvalidView, "{e}"),
+            other => panic!("not refused: {other:?}"),
+        }
+        assert_eq!(c, [7.0; 4]);
+    }
 }

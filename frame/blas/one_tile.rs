@@ -56,7 +56,7 @@ where
         return false;
     }
     // SAFETY: the BLAS contract: these are the arrays the caller passed, with the extents
-    // BLAS defines.
+    // BLAS defines; bounded to a tile (`array_bytes`), they fit in isize.
     let (a, b, mut c) = unsafe {
         (
             MatRef::from_blas_array(args.a, a_rows, a_cols, lda),
