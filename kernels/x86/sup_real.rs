@@ -89,6 +89,53 @@ pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>
     }
 }
 
+/// One k step of [`k_loop`] into one set of accumulators: A's column at `a`, B's row at `b`.
+/// A function, not a closure: a closure is compiled without its caller's target features,
+/// and its vector intrinsics became calls (a whole tile took 50 times as long).
+///
+/// # Safety
+/// As [`k_loop`], for the k step at `a` and `b`.
+#[inline(always)]
+unsafe fn k_step<
+    V0: Simd,
+    V1: Simd<Elem = V0::Elem>,
+    const VECS: usize,
+    const N: usize,
+    const FULL: bool,
+>(
+    a: *const V0::Elem,
+    b: *const V0::Elem,
+    mask: V1::Mask,
+    b_offsets: &[isize; N],
+    acc0: &mut [V0; N],
+    acc1: &mut [V1; N],
+) where
+    V0::Elem: Scalar,
+{
+    // SAFETY: the caller's.
+    unsafe {
+        let last = (VECS - 1) * V0::LANES;
+        // Two row vectors at most, written out (see `gemm_real.rs` for why).
+        let a0 = if VECS == 2 { V0::load(a) } else { V0::zero() };
+        let a1 = if FULL {
+            V1::load(a.add(last))
+        } else {
+            V1::load_masked(a.add(last), mask)
+        };
+        for j in 0..N {
+            let bj = *b.offset(b_offsets[j]);
+            if VECS == 2 {
+                acc0[j] = V0::fma(a0, V0::splat(bj), acc0[j]);
+            }
+            acc1[j] = V1::fma(a1, V1::splat(bj), acc1[j]);
+        }
+    }
+}
+
+/// The independent FMA chains a k loop keeps going (FMA latency over issue interval, 4 on
+/// Zen 4 for 512-bit FMAs); see [`k_loop`].
+const CHAINS: usize = 4;
+
 /// The shortest k, in vectors, for which a tile of one row is computed as dot products
 /// ([`dot_row`]).
 const DOT_MIN_K: usize = 2;
@@ -422,6 +469,11 @@ unsafe fn body<
 /// vector's, used only when VECS = 2, and the last vector's), B stepping `rs_b` per k (a
 /// constant where the caller passes one).
 ///
+/// A tile of fewer than four accumulators (one or two columns of one vector, or one column
+/// of two) would wait on the FMA latency every k step: each accumulator is one dependent
+/// chain. Such tiles run [`CHAINS`] / (N·VECS) k steps at a time into as many sets of
+/// accumulators, added at the end.
+///
 /// # Safety
 /// As [`body`]; `mask` covers the last vector's rows, `b_offsets[j] = j·cs_b`.
 #[inline(always)]
@@ -442,29 +494,55 @@ where
 {
     // SAFETY: the caller's: the first vector's rows are all in the tile, the last vector's
     // loads are masked to its rows (or exactly its rows when FULL), broadcasts stay in B's N
-    // columns; the caller provides the vectors' target features.
+    // columns and k rows; the caller provides the vectors' target features.
     unsafe {
-        let last = (VECS - 1) * V0::LANES;
         let mut acc0 = [V0::zero(); N];
         let mut acc1 = [V1::zero(); N];
         let (mut a, mut b) = (args.a, args.b);
-        for _ in 0..args.k {
-            // Two row vectors at most, written out (see `gemm_real.rs` for why).
-            let a0 = if VECS == 2 { V0::load(a) } else { V0::zero() };
-            let a1 = if FULL {
-                V1::load(a.add(last))
-            } else {
-                V1::load_masked(a.add(last), mask)
-            };
-            for j in 0..N {
-                let bj = *b.offset(b_offsets[j]);
-                if VECS == 2 {
-                    acc0[j] = V0::fma(a0, V0::splat(bj), acc0[j]);
-                }
-                acc1[j] = V1::fma(a1, V1::splat(bj), acc1[j]);
+        let sets = CHAINS.div_ceil(N * VECS).min(CHAINS);
+        if sets == 1 {
+            for _ in 0..args.k {
+                k_step::<V0, V1, VECS, N, FULL>(a, b, mask, b_offsets, &mut acc0, &mut acc1);
+                a = a.offset(args.cs_a);
+                b = b.offset(rs_b);
             }
+            return (acc0, acc1);
+        }
+        let mut more0 = [[V0::zero(); N]; CHAINS - 1];
+        let mut more1 = [[V1::zero(); N]; CHAINS - 1];
+        let mut left = args.k;
+        while left >= sets {
+            k_step::<V0, V1, VECS, N, FULL>(a, b, mask, b_offsets, &mut acc0, &mut acc1);
+            for s in 1..sets {
+                let (a, b) = (
+                    a.offset(s as isize * args.cs_a),
+                    b.offset(s as isize * rs_b),
+                );
+                k_step::<V0, V1, VECS, N, FULL>(
+                    a,
+                    b,
+                    mask,
+                    b_offsets,
+                    &mut more0[s - 1],
+                    &mut more1[s - 1],
+                );
+            }
+            a = a.offset(sets as isize * args.cs_a);
+            b = b.offset(sets as isize * rs_b);
+            left -= sets;
+        }
+        for _ in 0..left {
+            k_step::<V0, V1, VECS, N, FULL>(a, b, mask, b_offsets, &mut acc0, &mut acc1);
             a = a.offset(args.cs_a);
             b = b.offset(rs_b);
+        }
+        for s in 1..sets {
+            for j in 0..N {
+                if VECS == 2 {
+                    acc0[j] = V0::add(acc0[j], more0[s - 1][j]);
+                }
+                acc1[j] = V1::add(acc1[j], more1[s - 1][j]);
+            }
         }
         (acc0, acc1)
     }
