@@ -77,6 +77,9 @@ pub(crate) struct GemmArgs<T> {
 /// The BLAS contract: with the checks passed, A is an LDA×(K or M) column-major array, B an
 /// LDB×(N or K), C an LDC×N one, valid as BLAS documents (C readable and writable), unless
 /// the dimensions make them unused.
+// Inlined into each entry point: the argument block then stays in registers. Measured
+// (session 24, `cblas_dgemm`, two builds alternated in one process, three runs): 2³ 23.0 ns
+// inlined against 24.5 not, 4³ 24.3–25.4 against 26.5–27.0; level from 8³.
 #[inline(always)]
 pub(crate) unsafe fn gemm_col_major<T>(args: GemmArgs<T>) -> Result<(), Refusal>
 where
