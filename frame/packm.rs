@@ -280,8 +280,15 @@ fn copy_columns<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, dst:
     // The common MRs get a copy of known length: `copy_from_slice` with a run-time length
     // is a `memmove` call per MR elements (1.9 % of dgemm 2048³ in perf, as much as the
     // rest of packing A).
+    // The NRs are here too: B with unit column stride (op(B) = Bᵀ) packs through this. On a
+    // 384×240 block of B (ld 1024), fixed-size against run-time-length copies: NR = 6 f32
+    // 49 → 25 µs, f64 49 → 40; NR = 12 f64 65 → 39, f32 24 → 20.
     match mr {
+        2 => copy_columns_mr::<T, 2>(a, panels, dst),
+        4 => copy_columns_mr::<T, 4>(a, panels, dst),
+        6 => copy_columns_mr::<T, 6>(a, panels, dst),
         8 => copy_columns_mr::<T, 8>(a, panels, dst),
+        12 => copy_columns_mr::<T, 12>(a, panels, dst),
         16 => copy_columns_mr::<T, 16>(a, panels, dst),
         32 => copy_columns_mr::<T, 32>(a, panels, dst),
         _ => copy_columns_any(a, mr, panels, dst),
@@ -361,11 +368,55 @@ fn copy_columns_any<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, 
     }
 }
 
+/// Packs the whole 8-deep blocks of a panel of exactly ROWS (< 8) rows of a source with unit
+/// column stride (`dst` is the panel, ld ROWS) and returns true: each block's ROWS source rows
+/// are copied into an 8×8 stack tile, transposed there by `transpose`, and each of its 8
+/// columns' first ROWS elements copied out. Three passes through L1 instead of one, but every
+/// move is a vector or a fixed-size copy. Element by element, the B panels of the AVX2
+/// kernels (NR = 6) took 8–9 % of forced-haswell sgemm 512³ and 1024³ (perf). Measured on a
+/// 384×240 block of a column-major B (ldb 1024, one thread, best of 7×200): f32 54 → 24 µs;
+/// f64 42 → 43 µs (the f64 kernel's 4×4 blocks, and 737 KiB of source, leave nothing to
+/// gain; kept for one path).
+fn transpose_narrow<T: Element, const ROWS: usize>(
+    a: &MatRef<T>,
+    first: usize,
+    dst: &mut [T],
+    transpose: TransposeUkr<T>,
+) -> bool {
+    const B: usize = 8;
+    let k = a.ncols();
+    debug_assert!(ROWS < B && a.col_stride() == 1 && dst.len() == ROWS * k);
+    debug_assert!(first + ROWS <= a.nrows());
+    let rs = a.row_stride();
+    let mut tile_in = [T::zero(); B * B];
+    let mut tile_out = [T::zero(); B * B];
+    for (block, out) in dst.chunks_exact_mut(B * ROWS).enumerate() {
+        let p0 = block * B;
+        for (i, tile_row) in tile_in.chunks_exact_mut(B).take(ROWS).enumerate() {
+            // SAFETY: row first + i < m of the view, columns p0..p0 + 8 <= k (a whole block),
+            // contiguous along k (unit column stride).
+            let src = unsafe {
+                std::slice::from_raw_parts(a.as_ptr().offset((first + i) as isize * rs).add(p0), B)
+            };
+            tile_row.copy_from_slice(src);
+        }
+        // SAFETY: both tiles are 8×8 with leading dimension 8 and separate; the context that
+        // supplied `transpose` runs on this CPU.
+        unsafe { transpose(tile_in.as_ptr(), B as isize, tile_out.as_mut_ptr(), B) };
+        for (column, packed) in tile_out.chunks_exact(B).zip(out.chunks_exact_mut(ROWS)) {
+            packed.copy_from_slice(&column[..ROWS]);
+        }
+    }
+    true
+}
+
 /// [`pack_panel`] for a source whose rows are contiguous along k (unit column stride): each
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
-/// is one, else by a portable loop. A panel less than 8 tall, and k's remainder, go element by
-/// element. Conjugation, if any, is one pass over the panel at the end.
+/// is one, else by a portable loop. A whole panel of 6, 4 or 2 rows goes by 8-deep blocks
+/// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; other panels
+/// less than 8 tall, and k's remainder, go element by element. Conjugation, if any, is one
+/// pass over the panel at the end.
 fn transpose_rows<T: Element>(
     a: &MatRef<T>,
     first: usize,
@@ -407,7 +458,15 @@ fn transpose_rows<T: Element>(
             }
         }
     }
-    let p_from = if rows >= B { full_p } else { 0 };
+    // Panels narrower than a block (NR = 6, 4 or 2: the AVX2 kernels' B, the complex
+    // kernels' B) go through a stack tile, when whole and when there is a packing kernel.
+    let narrow_done = match transpose.filter(|_| rows == mr) {
+        Some(t) if rows == 6 => transpose_narrow::<T, 6>(a, first, dst, t),
+        Some(t) if rows == 4 => transpose_narrow::<T, 4>(a, first, dst, t),
+        Some(t) if rows == 2 => transpose_narrow::<T, 2>(a, first, dst, t),
+        _ => false,
+    };
+    let p_from = if rows >= B || narrow_done { full_p } else { 0 };
     for i in 0..rows {
         for p in p_from..k {
             // SAFETY: row first+i < m, column p < k: in the view.
@@ -481,6 +540,60 @@ mod tests {
             let mut buf = vec![f64::NAN; 2 * mr * k];
             pack_a_panels(&a, mr, 0..2, &mut buf, transpose);
             assert_packed_panels(&buf, &a, mr);
+        }
+    }
+
+    /// Panels narrower than a transpose block (NR = 6, 4, 2) from a row-stored source go
+    /// through a stack tile when whole and a packing kernel is given; a partial panel, a
+    /// width without a stack-tile path (5), and k's remainder go element by element. k = 16
+    /// ends on a whole block, 19 leaves 3 columns, 5 has no whole block. And the same widths
+    /// from a column-stored source (fixed-size column copies, 12 among them).
+    #[test]
+    fn narrow_panels_pack_every_row_and_column() {
+        let mut transposes: Vec<Option<TransposeUkr<f64>>> = vec![None];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            transposes.push(Some(crate::kernels::haswell::transpose_f64_8x8));
+        }
+        for mr in [2, 4, 5, 6, 12] {
+            for k in [5, 16, 19] {
+                // Two whole panels and a partial one (m = 2·mr + 1).
+                let m = 2 * mr + 1;
+                let data = numbered(m, k);
+                let row = MatRef::row_major(&data, m, k, k).unwrap();
+                let col = MatRef::col_major(&data, m, k, m).unwrap();
+                for a in [row, col] {
+                    for &transpose in &transposes {
+                        let mut buf = vec![f64::NAN; 3 * mr * k];
+                        pack_a_panels(&a, mr, 0..3, &mut buf, transpose);
+                        assert_packed_panels(&buf, &a, mr);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The stack-tile path conjugates like the others (c32 moved as 8-byte words).
+    #[test]
+    fn narrow_conjugated_panels_from_rows() {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx") {
+            let (m, k, mr) = (13, 19, 6);
+            let data: Vec<c32> = (0..m * k)
+                .map(|x| c32::new(x as f32, x as f32 + 0.5))
+                .collect();
+            let a = MatRef::row_major(&data, m, k, k).unwrap().conj();
+            let mut buf = vec![c32::new(f32::NAN, 0.0); 3 * mr * k];
+            let transpose: TransposeUkr<c32> = crate::kernels::haswell::transpose_c32_8x8;
+            pack_a_panels(&a, mr, 0..3, &mut buf, Some(transpose));
+            for (panel, packed) in buf.chunks_exact(mr * k).enumerate() {
+                for p in 0..k {
+                    for i in 0..mr {
+                        let want = a.get(panel * mr + i, p).unwrap_or(c32::new(0.0, 0.0));
+                        assert_eq!(packed[p * mr + i], want, "panel {panel} p {p} i {i}");
+                    }
+                }
+            }
         }
     }
 

@@ -219,6 +219,34 @@ fn sup_path_with_k_split_into_blocks() {
     }
 }
 
+/// The loop nest at the default blocksizes (no sup path), with k long enough for whole 8×8
+/// transpose blocks when packing row-stored A and column-stored B: every op(A) × op(B) ×
+/// storage, k = 16 (whole blocks only: the last one ends the panel) and k = 19 (a remainder
+/// after them), n leaving a partial last B panel. The shrunken blocks elsewhere (KC = 3) never
+/// reach the transposes, nor the narrow panels (NR < 8) that go through a stack tile.
+#[test]
+fn packing_with_whole_transpose_blocks() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        let nest = full.clone().with_sup_limits(SupLimits {
+            max_a_col_stride_bytes: 0,
+            max_a_bytes: 0,
+            k_block_bytes: 0,
+            max_c_bytes_if_k_split: usize::MAX,
+            max_b_k_span_bytes: usize::MAX,
+            pack_a_only: PackAOnly::Never,
+        });
+        for_each_dtype(&mut |run, letter| {
+            let Blocksizes { mr, nr, .. } = blocksizes_of(&nest, letter);
+            for k in [16, 19] {
+                let cases = Case::every_op_and_storage(mr + 3, 2 * nr + 1, k);
+                for (seed, case) in cases.enumerate() {
+                    run(&nest, &case, 9000 + seed as u64);
+                }
+            }
+        });
+    }
+}
+
 /// `tiny` (shrunken blocks, no sup path) with every one-thread problem whose B is not
 /// conjugated packing only A (`PackAOnly::Always`): the sup kernel reads packed A blocks and
 /// B in place. Configurations without sup kernels keep the loop nest.
