@@ -281,8 +281,8 @@ fn copy_columns<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, dst:
     // is a `memmove` call per MR elements (1.9 % of dgemm 2048³ in perf, as much as the
     // rest of packing A).
     // The NRs are here too: B with unit column stride (op(B) = Bᵀ) packs through this. On a
-    // 384×240 block of B (ld 1024), fixed-size against run-time-length copies: NR = 6 f32
-    // 49 → 25 µs, f64 49 → 40; NR = 12 f64 65 → 39, f32 24 → 20.
+    // 384×240 block of B (ld 1024), fixed-size against run-time-length copies, one column at
+    // a time: NR = 6 f32 49 → 25 µs, f64 49 → 40; NR = 12 f64 65 → 39, f32 24 → 20.
     match mr {
         2 => copy_columns_mr::<T, 2>(a, panels, dst),
         4 => copy_columns_mr::<T, 4>(a, panels, dst),
@@ -296,7 +296,9 @@ fn copy_columns<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, dst:
 }
 
 /// [`copy_columns`] for MR = `MR`: full panels by fixed-size copies, a partial last panel by
-/// [`copy_columns_any`].
+/// [`copy_columns_any`]. Columns go [`COPY_STEP`] at a time, each panel taking its
+/// COPY_STEP·MR elements of them before the next panel: whole cache lines of the panel at
+/// once.
 fn copy_columns_mr<T: Element, const MR: usize>(
     a: &MatRef<T>,
     panels: Range<usize>,
@@ -312,22 +314,39 @@ fn copy_columns_mr<T: Element, const MR: usize>(
     let panel_len = MR * k;
     let (full, partial) = dst.split_at_mut((full_end - panels.start) * panel_len);
     let run = panels.start * MR..full_end * MR;
-    for p in 0..k {
-        if p + PREFETCH_COLUMNS < k {
-            let ahead = &unit_stride_column(a, p + PREFETCH_COLUMNS)[run.clone()];
-            prefetch_bytes(ahead.as_ptr(), size_of_val(ahead), Level::L2);
+    let mut columns: [&[T]; COPY_STEP] = [&[]; COPY_STEP];
+    for p0 in (0..k).step_by(COPY_STEP) {
+        let step = COPY_STEP.min(k - p0);
+        for (i, column) in columns[..step].iter_mut().enumerate() {
+            let p = p0 + i;
+            if p + PREFETCH_COLUMNS < k {
+                let ahead = &unit_stride_column(a, p + PREFETCH_COLUMNS)[run.clone()];
+                prefetch_bytes(ahead.as_ptr(), size_of_val(ahead), Level::L2);
+            }
+            *column = unit_stride_column(a, p);
         }
-        let column = unit_stride_column(a, p);
         for (slot, panel) in (panels.start..full_end).enumerate() {
-            let src: &[T; MR] = column[panel * MR..][..MR].try_into().expect("MR elements");
-            let out: &mut [T; MR] = (&mut full[slot * panel_len + p * MR..][..MR])
-                .try_into()
-                .expect("MR elements");
-            *out = *src;
+            let out = &mut full[slot * panel_len + p0 * MR..][..step * MR];
+            for (column, out) in columns[..step].iter().zip(out.chunks_exact_mut(MR)) {
+                let src: &[T; MR] = column[panel * MR..][..MR].try_into().expect("MR elements");
+                let out: &mut [T; MR] = out.try_into().expect("MR elements");
+                *out = *src;
+            }
         }
     }
     copy_columns_any(a, MR, full_end..panels.end, partial);
 }
+
+/// The columns [`copy_columns_mr`] takes at a time: 8 columns of any panel it copies are
+/// whole 64-byte lines (MR·size is a multiple of 8 bytes). One column at a time, a panel of
+/// 6 f32 took a third of a line per column, and the panels' lines, `panel_len` apart (a
+/// multiple of 1 or 4 KiB), fell into a few L1 sets. Measured on 384-column blocks (ld 1024,
+/// one thread, best of 7×200, alternated; µs, one column → 8 at a time): A of 240 rows, f32
+/// MR = 16 21–22 → 12–13, f64 MR = 16 35–37 → 24, f64 MR = 8 (ld 1000) 49 → 25, f32 MR = 32
+/// 9.2–9.3 → 9.9–10.0 (the one loss: 7 panels, each a line pair per column); B of 240 columns
+/// as op(B) = Bᵀ, NR = 6 f32 28–31 → 21–27, f64 44–45 → 28–29, NR = 12 f64 34–40 → 23–25,
+/// f32 21 → 13.6.
+const COPY_STEP: usize = 8;
 
 /// How many columns ahead [`copy_columns_mr`] prefetches its source run. A big A's columns
 /// are a page or more apart, so the hardware prefetcher, which stops at page boundaries,
@@ -374,9 +393,9 @@ fn copy_columns_any<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, 
 /// columns' first ROWS elements copied out. Three passes through L1 instead of one, but every
 /// move is a vector or a fixed-size copy. Element by element, the B panels of the AVX2
 /// kernels (NR = 6) took 8–9 % of forced-haswell sgemm 512³ and 1024³ (perf). Measured on a
-/// 384×240 block of a column-major B (ldb 1024, one thread, best of 7×200): f32 54 → 24 µs;
-/// f64 42 → 43 µs (the f64 kernel's 4×4 blocks, and 737 KiB of source, leave nothing to
-/// gain; kept for one path).
+/// 384×240 block of a column-major B (ldb 1024, one thread, best of 7×200, the two ways
+/// alternated): f32 31–54 → 24–25 µs. Only for 4-byte elements: for f64 (and c32, moved as
+/// f64) element by element was as fast or faster (42 against 43–58 µs).
 fn transpose_narrow<T: Element, const ROWS: usize>(
     a: &MatRef<T>,
     first: usize,
@@ -413,7 +432,7 @@ fn transpose_narrow<T: Element, const ROWS: usize>(
 /// [`pack_panel`] for a source whose rows are contiguous along k (unit column stride): each
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
-/// is one, else by a portable loop. A whole panel of 6, 4 or 2 rows goes by 8-deep blocks
+/// is one, else by a portable loop. A whole f32 panel of 6, 4 or 2 rows goes by 8-deep blocks
 /// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; other panels
 /// less than 8 tall, and k's remainder, go element by element. Conjugation, if any, is one
 /// pass over the panel at the end.
@@ -458,9 +477,9 @@ fn transpose_rows<T: Element>(
             }
         }
     }
-    // Panels narrower than a block (NR = 6, 4 or 2: the AVX2 kernels' B, the complex
-    // kernels' B) go through a stack tile, when whole and when there is a packing kernel.
-    let narrow_done = match transpose.filter(|_| rows == mr) {
+    // Whole f32 panels narrower than a block (NR = 6: the AVX2 kernels' B) go through a
+    // stack tile where there is a packing kernel.
+    let narrow_done = match transpose.filter(|_| rows == mr && size_of::<T>() == 4) {
         Some(t) if rows == 6 => transpose_narrow::<T, 6>(a, first, dst, t),
         Some(t) if rows == 4 => transpose_narrow::<T, 4>(a, first, dst, t),
         Some(t) if rows == 2 => transpose_narrow::<T, 2>(a, first, dst, t),
@@ -543,58 +562,61 @@ mod tests {
         }
     }
 
-    /// Panels narrower than a transpose block (NR = 6, 4, 2) from a row-stored source go
-    /// through a stack tile when whole and a packing kernel is given; a partial panel, a
-    /// width without a stack-tile path (5), and k's remainder go element by element. k = 16
-    /// ends on a whole block, 19 leaves 3 columns, 5 has no whole block. And the same widths
-    /// from a column-stored source (fixed-size column copies, 12 among them).
-    #[test]
-    fn narrow_panels_pack_every_row_and_column() {
-        let mut transposes: Vec<Option<TransposeUkr<f64>>> = vec![None];
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx") {
-            transposes.push(Some(crate::kernels::haswell::transpose_f64_8x8));
+    /// `buf` holds A's MR-row panels (k columns each, in order), rows past m zero: for any
+    /// element type.
+    fn assert_packed_like<T: Element + std::fmt::Debug>(buf: &[T], a: &MatRef<T>, mr: usize) {
+        let k = a.ncols();
+        for (panel, packed) in buf.chunks_exact(mr * k).enumerate() {
+            for p in 0..k {
+                for i in 0..mr {
+                    let want = a.get(panel * mr + i, p).unwrap_or(T::zero());
+                    assert_eq!(
+                        packed[p * mr + i],
+                        want,
+                        "mr {mr} panel {panel} p {p} i {i}"
+                    );
+                }
+            }
         }
-        for mr in [2, 4, 5, 6, 12] {
+    }
+
+    /// Narrow panels (NR = 6, 4, 2) from a row-stored f32 source go through a stack tile when
+    /// whole and a packing kernel is given; a partial panel, a width without a stack-tile path
+    /// (5), f64, and k's remainder go element by element. k = 16 ends on a whole block, 19
+    /// leaves 3 columns, 5 has no whole block. The same widths from a column-stored source
+    /// take the fixed-size column copies 8 columns at a time (12 and 16 among them), with k's
+    /// remainder of the 8.
+    fn narrow_panels_of<T: Element + std::fmt::Debug + From<u16>>(
+        transpose: Option<TransposeUkr<T>>,
+    ) {
+        for mr in [2, 4, 5, 6, 12, 16] {
             for k in [5, 16, 19] {
                 // Two whole panels and a partial one (m = 2·mr + 1).
                 let m = 2 * mr + 1;
-                let data = numbered(m, k);
+                let data: Vec<T> = (0..m * k).map(|x| T::from(x as u16 + 1)).collect();
                 let row = MatRef::row_major(&data, m, k, k).unwrap();
                 let col = MatRef::col_major(&data, m, k, m).unwrap();
                 for a in [row, col] {
-                    for &transpose in &transposes {
-                        let mut buf = vec![f64::NAN; 3 * mr * k];
-                        pack_a_panels(&a, mr, 0..3, &mut buf, transpose);
-                        assert_packed_panels(&buf, &a, mr);
+                    for t in [None, transpose] {
+                        let mut buf = vec![T::from(u16::MAX); 3 * mr * k];
+                        pack_a_panels(&a, mr, 0..3, &mut buf, t);
+                        assert_packed_like(&buf, &a, mr);
                     }
                 }
             }
         }
     }
 
-    /// The stack-tile path conjugates like the others (c32 moved as 8-byte words).
     #[test]
-    fn narrow_conjugated_panels_from_rows() {
+    fn narrow_panels_pack_every_row_and_column() {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx") {
-            let (m, k, mr) = (13, 19, 6);
-            let data: Vec<c32> = (0..m * k)
-                .map(|x| c32::new(x as f32, x as f32 + 0.5))
-                .collect();
-            let a = MatRef::row_major(&data, m, k, k).unwrap().conj();
-            let mut buf = vec![c32::new(f32::NAN, 0.0); 3 * mr * k];
-            let transpose: TransposeUkr<c32> = crate::kernels::haswell::transpose_c32_8x8;
-            pack_a_panels(&a, mr, 0..3, &mut buf, Some(transpose));
-            for (panel, packed) in buf.chunks_exact(mr * k).enumerate() {
-                for p in 0..k {
-                    for i in 0..mr {
-                        let want = a.get(panel * mr + i, p).unwrap_or(c32::new(0.0, 0.0));
-                        assert_eq!(packed[p * mr + i], want, "panel {panel} p {p} i {i}");
-                    }
-                }
-            }
+            narrow_panels_of::<f32>(Some(crate::kernels::haswell::transpose_f32_8x8));
+            narrow_panels_of::<f64>(Some(crate::kernels::haswell::transpose_f64_8x8));
+            return;
         }
+        narrow_panels_of::<f32>(None);
+        narrow_panels_of::<f64>(None);
     }
 
     #[test]
