@@ -303,7 +303,9 @@ impl<'a, T: Element> MatRef<'a, T> {
     /// The complex conjugate (toggles; a no-op for real types), without copying.
     pub fn conj(self) -> Self {
         MatRef {
-            conj: !self.conj,
+            // Real types never carry the flag, so no path copies or conjugates for it (a real
+            // `?gemm` called with 'C' is the 'T' call).
+            conj: T::Acc::IS_COMPLEX && !self.conj,
             ..self
         }
     }
@@ -654,5 +656,18 @@ mod tests {
         assert_eq!(v.h().get(0, 1), Some(c64::new(3.0, -4.0)));
         assert_eq!(v.h().h().get(1, 0), Some(c64::new(3.0, 4.0)));
         assert_eq!(v.scaled(c64::new(2.0, 0.0)).scale(), c64::new(2.0, 0.0));
+        assert!(v.conj().is_conj() && !v.conj().conj().is_conj());
+    }
+
+    /// Conjugating a real view changes nothing, not even the flag the paths test to copy or
+    /// conjugate.
+    #[test]
+    fn real_views_never_carry_conjugation() {
+        let data = [1.0f64, 2.0];
+        let v = MatRef::col_major(&data, 2, 1, 2).unwrap();
+        assert!(!v.conj().is_conj() && !v.h().is_conj() && !v.h().h().is_conj());
+        assert_eq!(v.h().get(0, 1), Some(2.0));
+        let bytes = [1i8, 2];
+        assert!(!MatRef::col_major(&bytes, 2, 1, 2).unwrap().conj().is_conj());
     }
 }

@@ -42,7 +42,7 @@ use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
 use crate::l3::gemv::{gemm_by_columns, gemm_by_columns_team};
 use crate::l3::macrokernel::macrokernel;
-use crate::l3::one_tile::gemm_one_tile;
+use crate::l3::one_tile::gemm_row_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
     gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_takes_b,
@@ -90,7 +90,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         }
     }
     // A single tile: straight to the sup kernel (frame/l3/one_tile.rs).
-    if gemm_one_tile(kernel, alpha, a, b, beta, c) {
+    if gemm_row_of_tiles(kernel, alpha, a, b, beta, c, 1) {
         return Ok(());
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes

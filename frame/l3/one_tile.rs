@@ -1,5 +1,7 @@
-//! Problems of a single sup tile (m ≤ MR, n ≤ NR, short k): one call of the sup kernel,
-//! straight from `gemm_front`, before the thread plan and the path choice.
+//! Problems of a single sup tile (m ≤ MR, n ≤ NR, short k), or of one row of tiles: the sup
+//! kernel called once per NR columns, straight from `gemm_front` (one tile) or from the BLAS
+//! entry points (`frame/blas/one_tile.rs`, a row of up to `BLAS_ROW_TILES`), before the thread
+//! plan and the path choice.
 //!
 //! For such a call the fixed cost ahead of the kernel is most of the time: a 4×4×4 dgemm
 //! took 40 ns through the usual path (plan, path choice, `gemm_sup`'s k blocks and tile loop)
@@ -8,62 +10,68 @@
 //! the stack first when they fit (`stack_copies.rs`, as the sup path does); when they do not,
 //! the problem takes the usual path.
 //!
-//! What it computes is what `gemm_sup` computes for the same problem: one tile, one k block.
-//! Problems of several tiles gained nothing measurable from the same shortcut (dgemm 16³ to
-//! 32³ level, 24³ 2 % slower), so they keep the usual path.
+//! What it computes is what `gemm_sup` computes for the same problem: the same tiles, one k
+//! block. From `gemm_front`, problems of several tiles gained nothing measurable from the
+//! shortcut (dgemm 16³ to 32³ level, 24³ 2 % slower, session 22), so there it takes one
+//! tile; through the BLAS layer, which skips more, a row of tiles gains (session 25).
 
 use crate::cntx::{GemmKernel, SupKernel};
 use crate::kernels::SupUkrArgs;
 use crate::l3::stack_copies::with_stack_copies;
+use crate::l3::sup::run_sup_tile;
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
-/// The deepest problem taken. A single tile reads every element of A and B once, so
-/// splitting its k never pays; the bound keeps these problems far below any thread threshold
-/// (a 32×12×256 tile is 2^16.6 multiply-adds; threads start at 2^18 each), and past it the
-/// kernel's time hides the few ns the shortcut saves.
+/// The deepest problem taken. A row of tiles reads every element of A and B once per tile,
+/// from L1, so splitting its k never pays; the bound keeps these problems below any thread
+/// threshold (a 32×12×256 tile is 2^16.6 multiply-adds, a row of four 2^18.6; two threads
+/// start at 2^18 each, 2^19 in all), and past it the kernel's time hides the few ns the
+/// shortcut saves.
 pub(crate) const ONE_TILE_MAX_K: usize = 256;
 
-/// Runs C := alpha·op(A)·op(B) + beta·C as one sup kernel call when the problem is a single
-/// tile of the kernel (in the orientation sup kernels prefer: C's columns contiguous, a
-/// row-stored C solved as Cᵀ = op(B)ᵀ·op(A)ᵀ) within its limits, and returns true; returns
-/// false, having touched nothing, for any other problem.
+/// Runs C := alpha·op(A)·op(B) + beta·C as sup kernel calls, one per NR columns, when the
+/// problem is one row of at most `col_tiles` tiles of the kernel (in the orientation sup
+/// kernels prefer: C's columns contiguous, a row-stored C solved as Cᵀ = op(B)ᵀ·op(A)ᵀ)
+/// within its limits, and returns true; returns false, having touched nothing, for any
+/// other problem.
 #[inline(always)]
-pub(crate) fn gemm_one_tile<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+pub(crate) fn gemm_row_of_tiles<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     kernel: &GemmKernel<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
+    col_tiles: usize,
 ) -> bool {
     let Some(sup) = kernel.sup() else {
         return false;
     };
     if c.row_stride() == 1 {
-        return one_tile_oriented(sup, alpha, a, b, beta, c);
+        return row_of_tiles_oriented(sup, alpha, a, b, beta, c, col_tiles);
     }
     if c.col_stride() == 1
         && let Some((bt, at)) = A::swapped(a, b)
     {
-        return one_tile_oriented(sup, alpha, &bt, &at, beta, &mut c.rb().t());
+        return row_of_tiles_oriented(sup, alpha, &bt, &at, beta, &mut c.rb().t(), col_tiles);
     }
     false
 }
 
-/// [`gemm_one_tile`] once C is column-stored.
+/// [`gemm_row_of_tiles`] once C is column-stored.
 #[inline(always)]
-fn one_tile_oriented<A: GemmPair<B>, B: Element>(
+fn row_of_tiles_oriented<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
+    col_tiles: usize,
 ) -> bool {
     let (mr, nr) = sup.tile();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    if m > mr || n > nr || k > ONE_TILE_MAX_K {
+    if m > mr || n > nr * col_tiles || k > ONE_TILE_MAX_K {
         return false;
     }
     let a_in_place = a.row_stride() == 1 && !a.is_conj();
@@ -78,20 +86,20 @@ fn one_tile_oriented<A: GemmPair<B>, B: Element>(
         return false;
     }
     if a_in_place && !b.is_conj() {
-        // SAFETY: A has unit row stride and no pending conjugation, B none either; the tile
-        // is the whole problem and within MR×NR.
-        unsafe { run_tile(sup, alpha, a, b, beta, c) };
+        // SAFETY: A has unit row stride and no pending conjugation, B none either; the row
+        // of tiles is the whole problem, at most MR tall.
+        unsafe { run_tiles(sup, alpha, a, b, beta, c) };
         return true;
     }
-    one_tile_from_copies(sup, alpha, a, b, beta, c)
+    row_of_tiles_from_copies(sup, alpha, a, b, beta, c)
 }
 
-/// [`one_tile_oriented`] with A copied (unless the kernel reads it in place) and B copied
+/// [`row_of_tiles_oriented`] with A copied (unless the kernel reads it in place) and B copied
 /// (if conjugated) onto the stack (`stack_copies.rs`); false, having touched nothing, when
 /// they do not fit. Out of line, so that the usual call does not carry the buffer in its
 /// stack frame.
 #[inline(never)]
-fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
+fn row_of_tiles_from_copies<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
@@ -101,21 +109,22 @@ fn one_tile_from_copies<A: GemmPair<B>, B: Element>(
 ) -> bool {
     with_stack_copies(a, b, |a, b| {
         // SAFETY: A now has unit row stride and no pending conjugation (the copy's, or as
-        // it was), B no pending conjugation; the tile is the whole problem, within MR×NR
-        // (checked by the caller).
-        unsafe { run_tile(sup, alpha, a, b, beta, c) };
+        // it was), B no pending conjugation; the row of tiles is the whole problem, at most
+        // MR tall (checked by the caller).
+        unsafe { run_tiles(sup, alpha, a, b, beta, c) };
     })
     .is_ok()
 }
 
-/// One call of the sup kernel for the whole problem.
+/// The sup kernel on the whole problem, NR columns per call, each tile as the sup path calls
+/// it (`run_sup_tile`: a tile of one or two rows with B's rows contiguous as its transpose).
 ///
 /// # Safety
-/// C is at most MR×NR of `sup`; A has unit row stride and no pending conjugation, B no
-/// pending conjugation; all three are checked views (C exclusively borrowed) of a problem
-/// whose shapes agree.
+/// C has at most MR rows of `sup` (and at least one column); A has unit row stride and no
+/// pending conjugation, B no pending conjugation; all three are checked views (C exclusively
+/// borrowed) of a problem whose shapes agree.
 #[inline(always)]
-unsafe fn run_tile<A: GemmPair<B>, B: Element>(
+unsafe fn run_tiles<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
@@ -123,9 +132,12 @@ unsafe fn run_tile<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) {
-    let args = SupUkrArgs {
+    let (mr, nr) = sup.tile();
+    let ukr = sup.ukr();
+    let n = c.ncols();
+    let mut args = SupUkrArgs {
         m: c.nrows(),
-        n: c.ncols(),
+        n: n.min(nr),
         k: a.ncols(),
         alpha,
         a: a.as_ptr(),
@@ -138,8 +150,20 @@ unsafe fn run_tile<A: GemmPair<B>, B: Element>(
         rs_c: c.row_stride(),
         cs_c: c.col_stride(),
     };
-    // SAFETY: the kernel's contract (tile within MR×NR, A with unit row stride, B any
-    // strides, C exclusively borrowed) is the caller's promise; the context's kernel runs on
-    // this CPU.
-    unsafe { (sup.ukr())(&args) };
+    let mut j = 0;
+    loop {
+        // SAFETY: the kernel's contract (a tile within MR×NR: columns j..j + args.n of C and
+        // B, in their views; A with unit row stride, B any strides, C exclusively borrowed)
+        // is the caller's promise; the context's kernel runs on this CPU.
+        unsafe { run_sup_tile(ukr, mr, &args) };
+        j += nr;
+        if j >= n {
+            break;
+        }
+        // Column j of B and C: still inside their views (j < n), so the offsets stay in
+        // their allocations.
+        args.n = nr.min(n - j);
+        args.b = args.b.wrapping_offset(nr as isize * args.cs_b);
+        args.c = args.c.wrapping_offset(nr as isize * args.cs_c);
+    }
 }

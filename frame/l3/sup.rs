@@ -415,17 +415,30 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
             // SAFETY: the tile's rows ir.. and columns jr.. are in C's view (exclusively
             // borrowed) and within the kernel's MR×NR; its A and B are in range by the
             // caller's promise and B's checked view; the context's kernel runs on this CPU.
-            unsafe {
-                if !(args.m <= TRANSPOSED_EDGE_ROWS
-                    && args.cs_b == 1
-                    && edge_transposed(ukr, mr, &args))
-                {
-                    ukr(&args);
-                }
-            }
+            unsafe { run_sup_tile(ukr, mr, &args) };
             ir += mr;
         }
         jr += nr;
+    }
+}
+
+/// One sup kernel call for one tile, or its transpose ([`edge_transposed`]) for a tile of at
+/// most [`TRANSPOSED_EDGE_ROWS`] rows whose B has unit column stride: the sup path's tile loop
+/// and the one-tile shortcut (`frame/l3/one_tile.rs`) both call tiles through this.
+///
+/// # Safety
+/// The `SupUkr` contract for `args` with `ukr`, a kernel of MR = `mr` that runs on this CPU.
+#[inline(always)]
+pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
+    ukr: SupUkr<A, B>,
+    mr: usize,
+    args: &SupUkrArgs<A, B>,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        if !(args.m <= TRANSPOSED_EDGE_ROWS && args.cs_b == 1 && edge_transposed(ukr, mr, args)) {
+            ukr(args);
+        }
     }
 }
 
