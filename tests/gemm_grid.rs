@@ -219,6 +219,55 @@ fn sup_path_with_k_split_into_blocks() {
     }
 }
 
+/// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
+/// row-stored as is), which `gemm_front` solves transposed when C's columns are shorter than
+/// a half vector, and the neighbouring shapes it does not: m = 1…8, n past m (one tile, a
+/// partial second, many), every op(A), A and C column-stored or not, every alpha/beta class
+/// (NaN in C under beta = 0), on each configuration as is.
+#[test]
+fn short_wide_problems_with_b_rows_contiguous() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (_, nr) = sup_tile_of(&full, letter);
+            let mut seed = 12_000;
+            for m in 1..=8 {
+                for n in [m + 1, nr + 1, 97] {
+                    for k in [1, 7, 64] {
+                        for (op_b, st_b) in [
+                            (Op::T, Storage::Col),
+                            (Op::C, Storage::Col),
+                            (Op::N, Storage::Row),
+                        ] {
+                            for op_a in Op::ALL {
+                                for st_a in [Storage::Col, Storage::Row] {
+                                    for st_c in [Storage::Col, Storage::Gen] {
+                                        seed += 1;
+                                        let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
+                                        let beta = class(seed / 4);
+                                        let case = Case {
+                                            op_a,
+                                            op_b,
+                                            st_a,
+                                            st_b,
+                                            st_c,
+                                            alpha: class(seed),
+                                            beta,
+                                            // NaN in C must vanish under beta = 0.
+                                            nan_in_c: beta == ScalarClass::Zero,
+                                            ..Case::new(m, n, k)
+                                        };
+                                        run(&full, &case, seed);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// The loop nest at the default blocksizes (no sup path), with k long enough for whole 8×8
 /// transpose blocks when packing row-stored A and column-stored B: every op(A) × op(B) ×
 /// storage, k = 16 (whole blocks only: the last one ends the panel) and k = 19 (a remainder

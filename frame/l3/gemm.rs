@@ -101,7 +101,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let transpose = if kernel.prefers_rows() {
         c_is_col_stored
     } else {
-        c_is_row_stored
+        c_is_row_stored || short_and_wide_with_b_rows(kernel, c, b)
     };
     // Swapped only when used, and each orientation passed on by reference: moving the views
     // through an `Option` of a tuple cost a store-forwarding stall on every call (perf).
@@ -109,6 +109,33 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.rb().t(), rntm);
     }
     gemm_oriented(cntx, kernel, alpha, a, b, beta, c, rntm)
+}
+
+/// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
+/// fill less than a 256-bit vector while B's rows are contiguous (op(B) = Bᵀ of a
+/// column-major B), and the sup kernel would read Cᵀ = op(B)ᵀ·op(A)ᵀ's A, op(B)ᵀ, in place.
+/// Then the transposed problem has tall columns, computed with whole vectors; as it is, each
+/// k step spends a vector (mostly masked off) per column of C, and the sup path's transposed
+/// edges (`sup::run_sup_tile`) turn tiles of up to two rows only, each 12 columns tall.
+/// Measured through `cblas_{s,d}gemm` NT (ns, as it is → transposed, OpenBLAS): sgemm
+/// 2×96×96 906 → 602 (491), 3×96×96 1603 → 779 (921), 4×96×96 1571 → 950 (839), 2×256×4096
+/// 130 → 87 µs (219); dgemm 2×96×96 1168 → 928 (771), 3×96×96 1616 → 1309 (1447). Where the
+/// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
+/// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs.
+fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    c: &MatMut<A::Acc>,
+    b: &MatRef<B>,
+) -> bool {
+    const HALF_VECTOR_BYTES: usize = 32;
+    let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
+    m * size_of::<A::Acc>() < HALF_VECTOR_BYTES
+        && n > m
+        && b.col_stride() == 1
+        && b.row_stride() != 1
+        && kernel
+            .sup()
+            .is_some_and(|sup| sup.suits(n, k, Some(b.row_stride().unsigned_abs())))
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by
