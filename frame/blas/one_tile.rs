@@ -1,5 +1,5 @@
 //! The BLAS entry points' shortcut for a problem of one sup tile, or one row of up to
-//! [`BLAS_ROW_TILES`] tiles: straight from the reference checks to the kernel calls of
+//! [`ROW_TILES`] tiles: straight from the reference checks to the kernel calls of
 //! `frame/l3/one_tile.rs`.
 //!
 //! At such sizes the layers between the C ABI and the kernel are most of a call's time: a
@@ -16,21 +16,11 @@
 
 use crate::blas::gemm::{GemmArgs, op};
 use crate::cntx::Cntx;
-use crate::l3::one_tile::{ONE_TILE_MAX_K, gemm_row_of_tiles};
+use crate::l3::one_tile::{ONE_TILE_MAX_K, ROW_TILES, gemm_row_of_tiles};
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
-/// The most tiles side by side the shortcut takes (n ≤ 4·NR: 48 columns on skx, 24 on
-/// haswell). Past one tile the usual path's checks and dispatch cost about 25–45 ns a call;
-/// measured through `cblas_{s,d}gemm` against the single-tile shortcut alone, one process
-/// alternating both builds and OpenBLAS (15 rounds, one pinned vCPU, skx), ns:
-/// sgemm NN 16³ 180 → 135 (OpenBLAS 126), 16×24×16 226 → 184, 24³ 420 → 368 (OpenBLAS 404),
-/// 32³ 781 → 731; NT 16³ 128 → 104 (OpenBLAS 102), 24³ 371 → 335; dgemm NN 16³ 228 → 195
-/// (OpenBLAS 190), 16×24×16 314 → 283; NT 16³ 207 → 184. A row of four is at most
-/// 32×48×256, below the two-thread threshold (2^19 multiply-adds).
-pub(crate) const BLAS_ROW_TILES: usize = 4;
-
-/// Computes the call as sup kernel calls when it is one row of at most [`BLAS_ROW_TILES`]
+/// Computes the call as sup kernel calls when it is one row of at most [`ROW_TILES`]
 /// tiles of `cntx`'s kernel and C's bytes lie apart from A's and B's, and returns true;
 /// returns false, having touched nothing, otherwise.
 ///
@@ -55,7 +45,7 @@ where
     let (mr, nr) = sup.tile();
     // gemm_front sends one column or one row to the gemv kernel first.
     let gemv_shape = kernel.gemv().is_some() && (m == 1 || n == 1);
-    if m > mr || n > BLAS_ROW_TILES * nr || k > ONE_TILE_MAX_K || gemv_shape {
+    if m > mr || n > ROW_TILES * nr || k > ONE_TILE_MAX_K || gemv_shape {
         return false;
     }
     let (a_rows, a_cols) = args.transa.shape_of_operand(m, k);
@@ -77,15 +67,7 @@ where
         )
     };
     let (a, b) = (op(a, args.transa), op(b, args.transb));
-    gemm_row_of_tiles(
-        kernel,
-        args.alpha,
-        &a,
-        &b,
-        args.beta,
-        &mut c,
-        BLAS_ROW_TILES,
-    )
+    gemm_row_of_tiles(kernel, args.alpha, &a, &b, args.beta, &mut c)
 }
 
 /// The bytes `[start, end)` of a column-major `rows`×`cols` array (both at least 1) with
@@ -119,7 +101,7 @@ mod tests {
     ];
 
     /// Every op() pair, every row count up to one past the tile, column counts around the
-    /// tile's and the row's (a partial last tile, a row of `BLAS_ROW_TILES`, one column past
+    /// tile's and the row's (a partial last tile, a row of `ROW_TILES`, one column past
     /// it), depths around `ONE_TILE_MAX_K` (short ones past one tile), (alpha, beta) cycling
     /// through 0, 1 and random with NaN in C under beta = 0, on every configuration. Taken
     /// calls must match the reference and write nothing outside C; declined ones must leave C
@@ -140,7 +122,7 @@ mod tests {
             for (transa, op_a) in OPS {
                 for (transb, op_b) in OPS {
                     for m in 1..=mr + 1 {
-                        let row = BLAS_ROW_TILES * nr;
+                        let row = ROW_TILES * nr;
                         for n in [1, 2, nr - 1, nr, nr + 1, 2 * nr + 1, row, row + 1] {
                             let ks: &[usize] = if n <= nr {
                                 &[1, 3, 16, ONE_TILE_MAX_K, ONE_TILE_MAX_K + 1]
@@ -258,11 +240,20 @@ mod tests {
             );
         }
         let (mr, nr) = T::kernel(cntx).sup().map_or((0, 0), |s| s.tile());
+        // A short, wide C with op(B)'s rows contiguous (B is column-stored here) is taken
+        // transposed, as gemm_front solves it: then op(B)ᵀ is the kernel's A and n its rows.
+        let short_wide = m * size_of::<T>() < 32 && n > m && transb != Op::Plain;
         // Read in place (a copy of A or of a conjugated B is taken only if it fits the
         // stack buffer).
-        let in_place = transa == Op::Plain && (!T::IS_COMPLEX || transb != Op::ConjTranspose);
-        let meant =
-            (2..=mr).contains(&m) && (2..=BLAS_ROW_TILES * nr).contains(&n) && k <= 16 && in_place;
+        let meant = if short_wide {
+            let in_place =
+                !T::IS_COMPLEX || (transa != Op::ConjTranspose && transb != Op::ConjTranspose);
+            n <= mr && in_place
+        } else {
+            let in_place = transa == Op::Plain && (!T::IS_COMPLEX || transb != Op::ConjTranspose);
+            (2..=mr).contains(&m) && (2..=ROW_TILES * nr).contains(&n) && in_place
+        };
+        let meant = meant && m >= 2 && k <= 16;
         if meant && !alpha.is_zero() && crate::sandbox::ACTIVE.is_none() {
             assert!(took, "{what}: declined a row of tiles");
         }

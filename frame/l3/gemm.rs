@@ -89,8 +89,8 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_by_columns(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
     }
-    // A single tile: straight to the sup kernel (frame/l3/one_tile.rs).
-    if gemm_row_of_tiles(kernel, alpha, a, b, beta, c, 1) {
+    // One row of a few tiles: straight to the sup kernel (frame/l3/one_tile.rs).
+    if gemm_row_of_tiles(kernel, alpha, a, b, beta, c) {
         return Ok(());
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
@@ -122,7 +122,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// 130 → 87 µs (219); dgemm 2×96×96 1168 → 928 (771), 3×96×96 1616 → 1309 (1447). Where the
 /// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
 /// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs.
-fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
+pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
     b: &MatRef<B>,

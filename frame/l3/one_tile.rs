@@ -1,7 +1,6 @@
-//! Problems of a single sup tile (m ≤ MR, n ≤ NR, short k), or of one row of tiles: the sup
-//! kernel called once per NR columns, straight from `gemm_front` (one tile) or from the BLAS
-//! entry points (`frame/blas/one_tile.rs`, a row of up to `BLAS_ROW_TILES`), before the thread
-//! plan and the path choice.
+//! Problems of one row of at most [`ROW_TILES`] sup tiles (m ≤ MR, n ≤ ROW_TILES·NR, short
+//! k): the sup kernel called once per NR columns, straight from `gemm_front` or from the BLAS
+//! entry points (`frame/blas/one_tile.rs`), before the thread plan and the path choice.
 //!
 //! For such a call the fixed cost ahead of the kernel is most of the time: a 4×4×4 dgemm
 //! took 40 ns through the usual path (plan, path choice, `gemm_sup`'s k blocks and tile loop)
@@ -11,12 +10,12 @@
 //! the problem takes the usual path.
 //!
 //! What it computes is what `gemm_sup` computes for the same problem: the same tiles, one k
-//! block. From `gemm_front`, problems of several tiles gained nothing measurable from the
-//! shortcut (dgemm 16³ to 32³ level, 24³ 2 % slower, session 22), so there it takes one
-//! tile; through the BLAS layer, which skips more, a row of tiles gains (session 25).
+//! block, in the orientation `gemm_front` would choose (a short, wide C with op(B)'s rows
+//! contiguous transposed, `short_and_wide_with_b_rows`).
 
 use crate::cntx::{GemmKernel, SupKernel};
 use crate::kernels::SupUkrArgs;
+use crate::l3::gemm::short_and_wide_with_b_rows;
 use crate::l3::stack_copies::with_stack_copies;
 use crate::l3::sup::run_sup_tile;
 use crate::types::{Element, GemmPair};
@@ -29,11 +28,23 @@ use crate::view::{MatMut, MatRef};
 /// shortcut saves.
 pub(crate) const ONE_TILE_MAX_K: usize = 256;
 
+/// The most tiles side by side a problem may have to be taken (n ≤ 4·NR: 48 columns on skx,
+/// 24 on haswell). Past one tile the usual path's checks and dispatch cost 20–45 ns a call.
+/// Measured in session 25, ns, one tile → a row of four (OpenBLAS), alternated in one process
+/// on one pinned vCPU (skx): through `cblas_{s,d}gemm`, sgemm NN 16³ 135 → 100 (99), 16×24×16
+/// 168 → 140 (158), 24³ 351 → 315 (402); NT 16³ 119 → 104 (95); dgemm NN 16³ 247 → 204
+/// (200), NT 210 → 176 (184); and through `gemm_front` alone (the BLAS shortcut off in both
+/// builds), sgemm NN 8×16×8 110 → 88 (81), 16³ 165 → 137 (122), 24³ 398 → 364 (389), NT 16³
+/// 167 → 137 (111), dgemm NN 8×16×8 96 → 75 (71), NT 16³ 237 → 211 (204). Session 22 had
+/// measured dgemm 16³–32³ level through `gemm_ex`. A row of four is at most 32×48×256,
+/// below the two-thread threshold (2^19 multiply-adds).
+pub(crate) const ROW_TILES: usize = 4;
+
 /// Runs C := alpha·op(A)·op(B) + beta·C as sup kernel calls, one per NR columns, when the
-/// problem is one row of at most `col_tiles` tiles of the kernel (in the orientation sup
-/// kernels prefer: C's columns contiguous, a row-stored C solved as Cᵀ = op(B)ᵀ·op(A)ᵀ)
-/// within its limits, and returns true; returns false, having touched nothing, for any
-/// other problem.
+/// problem is one row of at most [`ROW_TILES`] tiles of the kernel (in the orientation sup
+/// kernels prefer: C's columns contiguous, a row-stored C solved as Cᵀ = op(B)ᵀ·op(A)ᵀ, and
+/// so is a short, wide C whose op(B) has contiguous rows) within its limits, and returns
+/// true; returns false, having touched nothing, for any other problem.
 #[inline(always)]
 pub(crate) fn gemm_row_of_tiles<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     kernel: &GemmKernel<A, B>,
@@ -42,20 +53,21 @@ pub(crate) fn gemm_row_of_tiles<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
-    col_tiles: usize,
 ) -> bool {
     let Some(sup) = kernel.sup() else {
         return false;
     };
-    if c.row_stride() == 1 {
-        return row_of_tiles_oriented(sup, alpha, a, b, beta, c, col_tiles);
+    let col_stored = c.row_stride() == 1;
+    if col_stored && !short_and_wide_with_b_rows(kernel, c, b) {
+        return row_of_tiles_oriented(sup, alpha, a, b, beta, c);
     }
-    if c.col_stride() == 1
+    if (col_stored || c.col_stride() == 1)
         && let Some((bt, at)) = A::swapped(a, b)
     {
-        return row_of_tiles_oriented(sup, alpha, &bt, &at, beta, &mut c.rb().t(), col_tiles);
+        return row_of_tiles_oriented(sup, alpha, &bt, &at, beta, &mut c.rb().t());
     }
-    false
+    // A mixed pair cannot trade places: as it is.
+    col_stored && row_of_tiles_oriented(sup, alpha, a, b, beta, c)
 }
 
 /// [`gemm_row_of_tiles`] once C is column-stored.
@@ -67,11 +79,10 @@ fn row_of_tiles_oriented<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
-    col_tiles: usize,
 ) -> bool {
     let (mr, nr) = sup.tile();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
-    if m > mr || n > nr * col_tiles || k > ONE_TILE_MAX_K {
+    if m > mr || n > nr * ROW_TILES || k > ONE_TILE_MAX_K {
         return false;
     }
     let a_in_place = a.row_stride() == 1 && !a.is_conj();
