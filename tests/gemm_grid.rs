@@ -6,8 +6,8 @@
 mod harness;
 
 use harness::{
-    Case, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, run_case,
-    sup_tile_of,
+    Case, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, no_sup_limits,
+    run_case, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, c32, c64};
@@ -276,14 +276,7 @@ fn short_wide_problems_with_b_rows_contiguous() {
 #[test]
 fn packing_with_whole_transpose_blocks() {
     for (full, _) in contexts_with_tiny_blocks() {
-        let nest = full.clone().with_sup_limits(SupLimits {
-            max_a_col_stride_bytes: 0,
-            max_a_bytes: 0,
-            k_block_bytes: 0,
-            max_c_bytes_if_k_split: usize::MAX,
-            max_b_k_span_bytes: usize::MAX,
-            pack_a_only: PackAOnly::Never,
-        });
+        let nest = full.clone().with_sup_limits(no_sup_limits());
         for_each_dtype(&mut |run, letter| {
             let Blocksizes { mr, nr, .. } = blocksizes_of(&nest, letter);
             for k in [16, 19] {

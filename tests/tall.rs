@@ -8,21 +8,14 @@
 
 mod harness;
 
-use harness::{Case, SCALAR_CLASSES, ScalarClass, run_case};
+use harness::{Case, SCALAR_CLASSES, ScalarClass, no_sup_limits, run_case};
 use oxblis::check::{Rng, Storage, Values};
-use oxblis::{Cntx, PackAOnly, Rntm, SupLimits, TallLimits};
+use oxblis::{Cntx, Rntm, TallLimits};
 
 /// Each supported context with a tall kernel for `letter`, made to take the tall path for
 /// every size it suits, with its tile (MR, NT) and k block.
 fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
-    let no_sup = SupLimits {
-        max_a_col_stride_bytes: 0,
-        max_a_bytes: 0,
-        k_block_bytes: 0,
-        max_c_bytes_if_k_split: usize::MAX,
-        max_b_k_span_bytes: usize::MAX,
-        pack_a_only: PackAOnly::Never,
-    };
+    let no_sup = no_sup_limits();
     let always = TallLimits { min_a_bytes: 0 };
     oxblis::supported_contexts()
         .into_iter()

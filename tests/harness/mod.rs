@@ -214,20 +214,25 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
         .into_iter()
         .map(|cntx| {
             eprintln!("testing configuration {}", cntx.name());
-            let packed_only = SupLimits {
-                max_a_col_stride_bytes: 0,
-                max_a_bytes: 0,
-                k_block_bytes: 0,
-                max_c_bytes_if_k_split: usize::MAX,
-                max_b_k_span_bytes: usize::MAX,
-                pack_a_only: PackAOnly::Never,
-            };
             (
                 cntx.clone(),
-                tiny_blocks(cntx.clone().with_sup_limits(packed_only)),
+                tiny_blocks(cntx.clone().with_sup_limits(no_sup_limits())),
             )
         })
         .collect()
+}
+
+/// Sup limits that let no problem take the sup path, the packed-A path or the one-tile
+/// shortcut: sup kernels then serve only the packed path's edge tiles.
+pub fn no_sup_limits() -> SupLimits {
+    SupLimits {
+        max_a_col_stride_bytes: 0,
+        max_a_bytes: 0,
+        k_block_bytes: 0,
+        max_c_bytes_if_k_split: usize::MAX,
+        max_b_k_span_bytes: usize::MAX,
+        pack_a_only: PackAOnly::Never,
+    }
 }
 
 fn tiny_blocks(cntx: Cntx) -> Cntx {
