@@ -242,18 +242,21 @@ mod tests {
         let (mr, nr) = T::kernel(cntx).sup().map_or((0, 0), |s| s.tile());
         // A short, wide C with op(B)'s rows contiguous (B is column-stored here) is taken
         // transposed, as gemm_front solves it: then op(B)ᵀ is the kernel's A and n its rows.
-        let short_wide = m * size_of::<T>() < 32 && n > m && transb != Op::Plain;
+        let short_wide = m * size_of::<T>() < 32
+            && n > m
+            && transb != Op::Plain
+            && k >= crate::l3::sup::TRANSPOSED_MIN_K;
         // Read in place (a copy of A or of a conjugated B is taken only if it fits the
         // stack buffer).
         let meant = if short_wide {
             let in_place =
                 !T::IS_COMPLEX || (transa != Op::ConjTranspose && transb != Op::ConjTranspose);
-            n <= mr && in_place
+            n <= mr && k <= ONE_TILE_MAX_K && in_place
         } else {
             let in_place = transa == Op::Plain && (!T::IS_COMPLEX || transb != Op::ConjTranspose);
-            (2..=mr).contains(&m) && (2..=ROW_TILES * nr).contains(&n) && in_place
+            (2..=mr).contains(&m) && (2..=ROW_TILES * nr).contains(&n) && k <= 16 && in_place
         };
-        let meant = meant && m >= 2 && k <= 16;
+        let meant = meant && m >= 2;
         if meant && !alpha.is_zero() && crate::sandbox::ACTIVE.is_none() {
             assert!(took, "{what}: declined a row of tiles");
         }

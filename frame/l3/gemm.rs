@@ -45,7 +45,8 @@ use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_row_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
-    gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_takes_b,
+    TRANSPOSED_MIN_K, gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
+    splits_k_over_large_c, sup_takes_b,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -121,7 +122,8 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// 2×96×96 906 → 602 (491), 3×96×96 1603 → 779 (921), 4×96×96 1571 → 950 (839), 2×256×4096
 /// 130 → 87 µs (219); dgemm 2×96×96 1168 → 928 (771), 3×96×96 1616 → 1309 (1447). Where the
 /// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
-/// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs.
+/// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs; and with k
+/// below `sup::TRANSPOSED_MIN_K` its set-up costs more than it saves.
 pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
@@ -131,6 +133,7 @@ pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     m * size_of::<A::Acc>() < HALF_VECTOR_BYTES
         && n > m
+        && k >= TRANSPOSED_MIN_K
         && b.col_stride() == 1
         && b.row_stride() != 1
         && kernel

@@ -436,7 +436,12 @@ pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
 ) {
     // SAFETY: the caller's.
     unsafe {
-        if !(args.m <= TRANSPOSED_EDGE_ROWS && args.cs_b == 1 && edge_transposed(ukr, mr, args)) {
+        if !(args.m <= TRANSPOSED_EDGE_ROWS
+            && args.n > args.m
+            && args.k >= TRANSPOSED_MIN_K
+            && args.cs_b == 1
+            && edge_transposed(ukr, mr, args))
+        {
             ukr(args);
         }
     }
@@ -451,6 +456,15 @@ pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
 /// (The transposed tile has one accumulator per row of C, so its k loop is bound by the FMA
 /// latency, not by its one FMA per row and k step: 2 rows cost little more than 1.)
 const TRANSPOSED_EDGE_ROWS: usize = 2;
+
+/// The shortest k for which a tile is computed transposed ([`run_sup_tile`]; and a whole
+/// short, wide problem, `gemm_front`): with shorter k the transposed call's set-up (two
+/// checked views; a general-stride C) costs more than its k loop saves. Through cblas NT, ns,
+/// as it is → transposed: sgemm 2×12×8 45 → 54, 2×12×16 68 → 74, 2×12×32 121 → 85–97;
+/// dgemm 2×12×8 42 → 52–54, 2×12×16 57 → 60, 2×12×32 103 → 83–92; 2×2×2 sgemm 25 → 38,
+/// dgemm 46 → 70. A tile no wider than it is tall stays as it is too: its transpose is no
+/// better shaped.
+pub(crate) const TRANSPOSED_MIN_K: usize = 32;
 
 /// Computes a tile of at most [`TRANSPOSED_EDGE_ROWS`] rows whose B has unit column stride
 /// (op(B) = Bᵀ of a column-major B) as its transpose, Cᵀ = Bᵀ·Aᵀ, and returns true; returns
