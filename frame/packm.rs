@@ -388,7 +388,7 @@ fn copy_columns_any<T: Element>(a: &MatRef<T>, mr: usize, panels: Range<usize>, 
 }
 
 /// Packs the whole 8-deep blocks of a panel of exactly ROWS (< 8) rows of a source with unit
-/// column stride (`dst` is the panel, ld ROWS) and returns true: each block's ROWS source rows
+/// column stride (`dst` is the panel, ld ROWS): each block's ROWS source rows
 /// are copied into an 8×8 stack tile, transposed there by `transpose`, and each of its 8
 /// columns' first ROWS elements copied out. Three passes through L1 instead of one, but every
 /// move is a vector or a fixed-size copy. Element by element, the B panels of the AVX2
@@ -401,7 +401,7 @@ fn transpose_narrow<T: Element, const ROWS: usize>(
     first: usize,
     dst: &mut [T],
     transpose: TransposeUkr<T>,
-) -> bool {
+) {
     const B: usize = 8;
     let k = a.ncols();
     debug_assert!(ROWS < B && a.col_stride() == 1 && dst.len() == ROWS * k);
@@ -426,13 +426,12 @@ fn transpose_narrow<T: Element, const ROWS: usize>(
             packed.copy_from_slice(&column[..ROWS]);
         }
     }
-    true
 }
 
 /// [`pack_panel`] for a source whose rows are contiguous along k (unit column stride): each
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
-/// is one, else by a portable loop. A whole f32 panel of 6, 4 or 2 rows goes by 8-deep blocks
+/// is one, else by a portable loop. A whole f32 panel of 6 rows goes by 8-deep blocks
 /// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; other panels
 /// less than 8 tall, and k's remainder, go element by element. Conjugation, if any, is one
 /// pass over the panel at the end.
@@ -479,10 +478,12 @@ fn transpose_rows<T: Element>(
     }
     // Whole f32 panels narrower than a block (NR = 6: the AVX2 kernels' B) go through a
     // stack tile where there is a packing kernel.
-    let narrow_done = match transpose.filter(|_| rows == mr && size_of::<T>() == 4) {
-        Some(t) if rows == 6 => transpose_narrow::<T, 6>(a, first, dst, t),
-        Some(t) if rows == 4 => transpose_narrow::<T, 4>(a, first, dst, t),
-        Some(t) if rows == 2 => transpose_narrow::<T, 2>(a, first, dst, t),
+    // (Another width is one more arm; no f32 kernel has one now.)
+    let narrow_done = match transpose {
+        Some(t) if rows == 6 && mr == 6 && size_of::<T>() == 4 => {
+            transpose_narrow::<T, 6>(a, first, dst, t);
+            true
+        }
         _ => false,
     };
     let p_from = if rows >= B || narrow_done { full_p } else { 0 };
@@ -580,9 +581,9 @@ mod tests {
         }
     }
 
-    /// Narrow panels (NR = 6, 4, 2) from a row-stored f32 source go through a stack tile when
-    /// whole and a packing kernel is given; a partial panel, a width without a stack-tile path
-    /// (5), f64, and k's remainder go element by element. k = 16 ends on a whole block, 19
+    /// Narrow panels from a row-stored source: 6-wide f32 ones go through a stack tile when
+    /// whole and a packing kernel is given; a partial panel, the other widths (2, 4, 5), f64,
+    /// and k's remainder go element by element. k = 16 ends on a whole block, 19
     /// leaves 3 columns, 5 has no whole block. The same widths from a column-stored source
     /// take the fixed-size column copies 8 columns at a time (12 and 16 among them), with k's
     /// remainder of the 8.

@@ -92,6 +92,7 @@ mod tests {
     use crate::blas::gemm::Op;
     use crate::check::{self, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
+    use crate::l3::gemm::short_and_wide_with_b_rows;
     use crate::types::{c32, c64};
 
     const OPS: [(Op, check::Op); 3] = [
@@ -181,6 +182,10 @@ mod tests {
         let a = TestMatrix::<T>::random(rng, values, ar, ac, Storage::Col);
         let b = TestMatrix::<T>::random(rng, values, br, bc, Storage::Col);
         let mut c = TestMatrix::<T>::random(rng, values, m, n, Storage::Col);
+        // A short, wide C with op(B)'s rows contiguous is taken transposed, by gemm_front's
+        // own rule: then op(B)ᵀ is the kernel's A and n its rows.
+        let short_wide =
+            short_and_wide_with_b_rows(T::kernel(cntx), &c.view_mut(), &op_b.apply(b.view()));
         let alpha = match case % 3 {
             0 => T::zero(),
             1 => T::one(),
@@ -240,12 +245,6 @@ mod tests {
             );
         }
         let (mr, nr) = T::kernel(cntx).sup().map_or((0, 0), |s| s.tile());
-        // A short, wide C with op(B)'s rows contiguous (B is column-stored here) is taken
-        // transposed, as gemm_front solves it: then op(B)ᵀ is the kernel's A and n its rows.
-        let short_wide = m * size_of::<T>() < 32
-            && n > m
-            && transb != Op::Plain
-            && k >= crate::l3::sup::TRANSPOSED_MIN_K;
         // Read in place (a copy of A or of a conjugated B is taken only if it fits the
         // stack buffer).
         let meant = if short_wide {

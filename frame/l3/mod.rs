@@ -11,5 +11,5 @@ mod macrokernel;
 pub(crate) mod one_tile;
 pub(crate) mod raw;
 mod stack_copies;
-pub(crate) mod sup;
+mod sup;
 mod tall;
