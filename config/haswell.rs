@@ -121,12 +121,14 @@ fn context() -> Cntx {
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
-        // SAFETY: the gemv kernels implement the GemvUkr contract, and the (AVX) packing
+        // SAFETY: the gemv and dots kernels implement the GemvUkr and DotsUkr contracts, and
+        // the (AVX) packing
         // kernels the TransposeUkr contract, with this configuration's features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
                 .with_gemv(haswell::gemv_f32)
+                .with_dots(haswell::dots_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
         // SAFETY: as above.
@@ -134,6 +136,7 @@ fn context() -> Cntx {
             dgemm
                 .with_sup(d_sup)
                 .with_gemv(haswell::gemv_f64)
+                .with_dots(haswell::dots_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },
         // SAFETY: as above.

@@ -181,13 +181,15 @@ fn context() -> Cntx {
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
-        // SAFETY: the gemv kernels implement the GemvUkr contract, and the (AVX) packing
+        // SAFETY: the gemv and dots kernels implement the GemvUkr and DotsUkr contracts, and
+        // the (AVX) packing
         // kernels the TransposeUkr contract, with this configuration's features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
                 .with_tall(s_tall)
                 .with_gemv(skx::gemv_f32)
+                .with_dots(skx::dots_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
         // SAFETY: as above.
@@ -196,6 +198,7 @@ fn context() -> Cntx {
                 .with_sup(d_sup)
                 .with_tall(d_tall)
                 .with_gemv(skx::gemv_f64)
+                .with_dots(skx::dots_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },
         // SAFETY: as above.

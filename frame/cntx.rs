@@ -7,7 +7,7 @@
 //! [`Cntx::with_blocksizes`].
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::{GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr};
+use crate::kernels::{DotsUkr, GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr};
 use crate::types::{Element, GemmPair, bf16, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -265,6 +265,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     sup: Option<SupKernel<A, B>>,
     tall: Option<TallKernel<A, B>>,
     gemv: Option<GemvUkr<A, B>>,
+    dots: Option<DotsUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
     a_k_group: usize,
@@ -328,6 +329,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             sup: None,
             tall: None,
             gemv: None,
+            dots: None,
             transpose_a: None,
             transpose_b: None,
             a_k_group: 1,
@@ -481,6 +483,24 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     /// The gemv kernel, if this entry has one.
     pub(crate) fn gemv(&self) -> Option<GemvUkr<A, B>> {
         self.gemv
+    }
+
+    /// The same entry with a dots kernel for short, wide C whose B has contiguous columns
+    /// (`frame/l3/dots.rs`).
+    ///
+    /// # Safety
+    /// `dots` must implement the [`DotsUkr`] contract, and any context holding this entry
+    /// must only be used on CPUs with the features it needs.
+    pub const unsafe fn with_dots(self, dots: DotsUkr<A, B>) -> Self {
+        GemmKernel {
+            dots: Some(dots),
+            ..self
+        }
+    }
+
+    /// The dots kernel, if this entry has one.
+    pub(crate) fn dots(&self) -> Option<DotsUkr<A, B>> {
+        self.dots
     }
 
     /// The same entry with a sup kernel for small problems (which prefers column-stored C,

@@ -212,6 +212,54 @@ pub struct GemvUkrArgs<A: Element, B: Element> {
 /// `beta == 0`), and the CPU must have the features of the configuration that registered it.
 pub type GemvUkr<A, B> = unsafe fn(&GemvUkrArgs<A, B>);
 
+/// The most rows of C a dots kernel call computes ([`DotsUkrArgs::m`]).
+pub const MAX_DOT_ROWS: usize = 4;
+
+/// Arguments of a dots kernel call: C (m×n) := alpha·A·B + beta·C with A's rows and B's
+/// columns contiguous along k, so that every element of C is the dot product of two
+/// contiguous runs of k elements. For a short, wide C (a few rows) with B's columns
+/// contiguous, where a tile kernel's column vectors would be mostly masked off
+/// (`frame/l3/dots.rs`).
+///
+/// A(i, p) is at `a + i*rs_a + p`, B(p, j) at `b + p + j*cs_b`, C(i, j) at
+/// `c + i*rs_c + j*cs_c`; `1 <= m <= MAX_DOT_ROWS`, `n` and `k` at least 1. beta == 0 means C
+/// is not read.
+#[derive(Debug)]
+pub struct DotsUkrArgs<A: Element, B: Element> {
+    /// Rows of A and C, 1..=[`MAX_DOT_ROWS`].
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Length of each dot product: columns of A, rows of B.
+    pub k: usize,
+    /// Scale of the product.
+    pub alpha: A::Acc,
+    /// A(0, 0); A's rows are contiguous.
+    pub a: *const A,
+    /// Row stride of A.
+    pub rs_a: isize,
+    /// B(0, 0); B's columns are contiguous.
+    pub b: *const B,
+    /// Column stride of B.
+    pub cs_b: isize,
+    /// Scale of C's old value; 0 means C is write-only.
+    pub beta: A::Acc,
+    /// C(0, 0).
+    pub c: *mut A::Acc,
+    /// Row stride of C.
+    pub rs_c: isize,
+    /// Column stride of C.
+    pub cs_c: isize,
+}
+
+/// A dots kernel.
+///
+/// # Safety (for callers)
+/// Every element the [`DotsUkrArgs`] describe must be valid (C writable, and readable unless
+/// `beta == 0`), with `m`, `n` and `k` in the ranges stated there, and the CPU must have the
+/// features of the configuration that registered it.
+pub type DotsUkr<A, B> = unsafe fn(&DotsUkrArgs<A, B>);
+
 /// A packing kernel: copies an 8×8 block transposed, `dst[p*ld_dst + i] = src[i*rs_src + p]`
 /// for `i, p < 8`. Packing uses it wherever a panel's source rows are contiguous along k
 /// (row-stored A, column-stored B: the TN and NN cases), where a plain loop reads or writes

@@ -268,6 +268,56 @@ fn short_wide_problems_with_b_rows_contiguous() {
     }
 }
 
+/// Short, wide C whose op(B) has contiguous columns (B column-stored as is, or row-stored
+/// and transposed), which the real dtypes compute as dot products (`frame/l3/dots.rs`), and
+/// its transpose, a tall C of a few columns: m = 2…8 rows (one kernel call or two), k
+/// around the path's thresholds (128 and 512 bytes of a row) and past its k block (512),
+/// every op(A) and storage of A and C, every alpha/beta class (NaN in C under beta = 0), on
+/// each configuration as is; and wide ones on two threads (each its own columns).
+#[test]
+fn short_wide_problems_with_b_columns_contiguous() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 15_000;
+        let mut run_all = |m: usize, n: usize, k: usize, rntm: Option<&Rntm>| {
+            for (op_b, st_b) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
+                for op_a in Op::ALL {
+                    for st_a in [Storage::Col, Storage::Row] {
+                        seed += 1;
+                        let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
+                        let beta = class(seed / 4);
+                        let case = Case {
+                            op_a,
+                            op_b,
+                            st_a,
+                            st_b,
+                            st_c: [Storage::Col, Storage::Row, Storage::Gen][(seed % 3) as usize],
+                            alpha: class(seed),
+                            beta,
+                            nan_in_c: beta == ScalarClass::Zero,
+                            ..Case::new(m, n, k)
+                        };
+                        run_case::<f32>(&full, rntm, &case, seed);
+                        run_case::<f64>(&full, rntm, &case, seed);
+                    }
+                }
+            }
+        };
+        for m in 2..=8 {
+            // k·4 and k·8 bytes around 128 and 512, and two k blocks.
+            for k in [15, 16, 31, 32, 63, 64, 127, 128, 1100] {
+                for n in [m + 1, 13] {
+                    run_all(m, n, k, None);
+                    run_all(n, m, k, None);
+                }
+            }
+        }
+        // Past the two-thread threshold (2^19 multiply-adds).
+        run_all(3, 3000, 128, Some(&two));
+        run_all(3000, 3, 128, Some(&two));
+    }
+}
+
 /// The loop nest at the default blocksizes (no sup path), with k long enough for whole 8×8
 /// transpose blocks when packing row-stored A and column-stored B: every op(A) × op(B) ×
 /// storage, k = 16 (whole blocks only: the last one ends the panel) and k = 19 (a remainder

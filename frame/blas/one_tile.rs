@@ -16,6 +16,7 @@
 
 use crate::blas::gemm::{GemmArgs, op};
 use crate::cntx::Cntx;
+use crate::l3::dots::gemm_dots;
 use crate::l3::one_tile::{ONE_TILE_MAX_K, ROW_TILES, gemm_row_of_tiles};
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -67,6 +68,11 @@ where
         )
     };
     let (a, b) = (op(a, args.transa), op(b, args.transb));
+    // gemm_front's order: dot products first (frame/l3/dots.rs), on this thread (a row of
+    // tiles is below any thread threshold).
+    if let Some(result) = gemm_dots(None, kernel, args.alpha, &a, &b, args.beta, &mut c) {
+        return result.is_ok();
+    }
     gemm_row_of_tiles(kernel, args.alpha, &a, &b, args.beta, &mut c)
 }
 

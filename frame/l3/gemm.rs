@@ -40,6 +40,7 @@ use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
+use crate::l3::dots::gemm_dots;
 use crate::l3::gemv::{gemm_by_columns, gemm_by_columns_team};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_row_of_tiles;
@@ -89,6 +90,11 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         {
             return gemm_by_columns(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
+    }
+    // A short, wide C whose op(B) has contiguous columns, or its transpose: dot products
+    // (frame/l3/dots.rs).
+    if let Some(result) = gemm_dots(Some((cntx, rntm)), kernel, alpha, a, b, beta, c) {
+        return result;
     }
     // One row of a few tiles: straight to the sup kernel (frame/l3/one_tile.rs).
     if gemm_row_of_tiles(kernel, alpha, a, b, beta, c) {

@@ -5,6 +5,7 @@
 //! their own block of C).
 
 mod blocks;
+pub(crate) mod dots;
 pub(crate) mod gemm;
 mod gemv;
 mod macrokernel;

@@ -4,6 +4,8 @@
 //! (`gemm_c32_8x2`, `gemm_c64_4x2`, and sup kernels of the same tiles). `transpose_8x8`
 //! holds the packing kernels (AVX), which the skx configuration uses too.
 
+mod dots_f32;
+mod dots_f64;
 mod gemm_c32_8x2;
 mod gemm_c64_4x2;
 mod gemm_f32_16x6;
@@ -18,6 +20,8 @@ mod sup_f32_16x6;
 mod sup_f64_8x6;
 mod transpose_8x8;
 
+pub use dots_f32::dots_f32;
+pub use dots_f64::dots_f64;
 pub use gemm_c32_8x2::gemm_c32_8x2;
 pub use gemm_c64_4x2::gemm_c64_4x2;
 pub use gemm_f32_16x6::gemm_f32_16x6;

@@ -8,6 +8,8 @@
 //! and i8 × i8 / u8 × i8 → i32 VNNI ones (`gemm_i8_32x12`, `gemm_u8i8_32x12`, used when the
 //! CPU has AVX-512 VNNI).
 
+mod dots_f32;
+mod dots_f64;
 mod gemm_b16_32x12;
 mod gemm_b16dp_32x12;
 mod gemm_c32_16x6;
@@ -26,6 +28,8 @@ mod sup_f64_16x12;
 mod tall_f32_16x16;
 mod tall_f64_8x16;
 
+pub use dots_f32::dots_f32;
+pub use dots_f64::dots_f64;
 pub use gemm_b16_32x12::gemm_b16_32x12;
 pub use gemm_b16dp_32x12::gemm_b16dp_32x12;
 pub use gemm_c32_16x6::gemm_c32_16x6;

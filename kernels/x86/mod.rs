@@ -5,6 +5,7 @@
 //! `kernels/haswell/` are `#[target_feature]` shells that instantiate a body for one ISA,
 //! dtype and tile; their headers state what each instance is.
 
+pub(crate) mod dots_real;
 pub(crate) mod gemm_complex;
 pub(crate) mod gemm_real;
 pub(crate) mod gemv_complex;

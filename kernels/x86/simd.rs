@@ -53,6 +53,61 @@ pub(crate) unsafe trait Simd: Copy {
     /// The sum of the lanes, halving the register each step (log2(LANES) dependent adds,
     /// not LANES − 1).
     unsafe fn sum_lanes(v: Self) -> Self::Elem;
+    /// A register from `LANES / 4` runs of four elements, lanes 4g..4g + 4 from `at[g]`
+    /// (`at.len() == LANES / 4`): a column block of four rows of a column-stored C. The
+    /// default goes through memory.
+    #[inline(always)]
+    unsafe fn load_fours(at: &[*const Self::Elem]) -> Self
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        debug_assert_eq!(at.len() * 4, Self::LANES);
+        let mut lanes = [<Self::Elem as crate::types::Element>::zero(); 16];
+        // SAFETY: the trait's contract: each `at[g]` is valid for four elements.
+        unsafe {
+            for (g, &p) in at.iter().enumerate() {
+                std::ptr::copy_nonoverlapping(p, lanes.as_mut_ptr().add(4 * g), 4);
+            }
+            Self::load(lanes.as_ptr())
+        }
+    }
+    /// Lanes 4g..4g + 4 of `v` to `at[g]` (`at.len() == LANES / 4`), the inverse of
+    /// [`Simd::load_fours`]. The default goes through memory.
+    #[inline(always)]
+    unsafe fn store_fours(v: Self, at: &[*mut Self::Elem])
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        debug_assert_eq!(at.len() * 4, Self::LANES);
+        let mut lanes = [<Self::Elem as crate::types::Element>::zero(); 16];
+        // SAFETY: the trait's contract: each `at[g]` is valid for four elements.
+        unsafe {
+            Self::store(lanes.as_mut_ptr(), v);
+            for (g, &p) in at.iter().enumerate() {
+                std::ptr::copy_nonoverlapping(lanes.as_ptr().add(4 * g), p, 4);
+            }
+        }
+    }
+    /// The sums of the lanes of `LANES` registers, as one register: lane i is the sum of
+    /// `v[i]`'s lanes (`v.len() == LANES`). The 256-bit types reduce them together, each
+    /// step adding lanes of two registers at once (horizontal adds): 8 f32 sums in 9
+    /// instructions, where [`Simd::sum_lanes`] spends 6 on each. The default sums each
+    /// register on its own.
+    #[inline(always)]
+    unsafe fn lane_sums(v: &[Self]) -> Self
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        debug_assert_eq!(v.len(), Self::LANES);
+        let mut sums = [<Self::Elem as crate::types::Element>::zero(); 16];
+        // SAFETY: the trait's contract; `sums` has room for LANES ≤ 16 elements.
+        unsafe {
+            for (sum, &x) in sums.iter_mut().zip(v) {
+                *sum = Self::sum_lanes(x);
+            }
+            Self::load(sums.as_ptr())
+        }
+    }
 }
 
 /// How a packed element type reaches a register of `V`: f32 and f64 as they are, bf16 widened
@@ -308,6 +363,38 @@ unsafe impl Simd for Ymm32 {
             _mm_cvtss_f32(_mm_add_ss(quarter, _mm_movehdup_ps(quarter)))
         }
     }
+    #[inline(always)]
+    unsafe fn lane_sums(v: &[Self]) -> Self {
+        debug_assert_eq!(v.len(), 8);
+        // SAFETY: the trait's contract.
+        unsafe {
+            // [a01 a23 b01 b23 | a45 a67 b45 b67] for each pair, then
+            // [a0-3 b0-3 c0-3 d0-3 | a4-7 b4-7 c4-7 d4-7] for each four: the halves of
+            // those two, crossed, add up to the eight sums.
+            let ab = _mm256_hadd_ps(v[0].0, v[1].0);
+            let cd = _mm256_hadd_ps(v[2].0, v[3].0);
+            let ef = _mm256_hadd_ps(v[4].0, v[5].0);
+            let gh = _mm256_hadd_ps(v[6].0, v[7].0);
+            let abcd = _mm256_hadd_ps(ab, cd);
+            let efgh = _mm256_hadd_ps(ef, gh);
+            Ymm32(_mm256_add_ps(
+                _mm256_blend_ps::<0xf0>(abcd, efgh),
+                _mm256_permute2f128_ps::<0x21>(abcd, efgh),
+            ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_fours(at: &[*const f32]) -> Self {
+        debug_assert_eq!(at.len(), 2);
+        // SAFETY: the trait's contract.
+        unsafe { Ymm32(_mm256_loadu2_m128(at[1], at[0])) }
+    }
+    #[inline(always)]
+    unsafe fn store_fours(v: Self, at: &[*mut f32]) {
+        debug_assert_eq!(at.len(), 2);
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_storeu2_m128(at[1], at[0], v.0) }
+    }
 }
 
 // SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
@@ -386,6 +473,33 @@ unsafe impl Simd for Ymm64 {
             let half = _mm_add_pd(_mm256_castpd256_pd128(v.0), _mm256_extractf128_pd::<1>(v.0));
             _mm_cvtsd_f64(_mm_add_sd(half, _mm_unpackhi_pd(half, half)))
         }
+    }
+    #[inline(always)]
+    unsafe fn lane_sums(v: &[Self]) -> Self {
+        debug_assert_eq!(v.len(), 4);
+        // SAFETY: the trait's contract.
+        unsafe {
+            // [a01 b01 a23 b23] and [c01 d01 c23 d23]; then [a01 b01 c23 d23] plus
+            // [a23 b23 c01 d01] is [a b c d].
+            let ab = _mm256_hadd_pd(v[0].0, v[1].0);
+            let cd = _mm256_hadd_pd(v[2].0, v[3].0);
+            Ymm64(_mm256_add_pd(
+                _mm256_blend_pd::<0b1100>(ab, cd),
+                _mm256_permute2f128_pd::<0x21>(ab, cd),
+            ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_fours(at: &[*const f64]) -> Self {
+        debug_assert_eq!(at.len(), 1);
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_loadu_pd(at[0])) }
+    }
+    #[inline(always)]
+    unsafe fn store_fours(v: Self, at: &[*mut f64]) {
+        debug_assert_eq!(at.len(), 1);
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_storeu_pd(at[0], v.0) }
     }
 }
 
@@ -512,6 +626,36 @@ unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
     unsafe fn sum_lanes(v: Self) -> Self::Elem {
         // SAFETY: the trait's contract.
         unsafe { Y::sum_lanes(v.0) }
+    }
+    #[inline(always)]
+    unsafe fn lane_sums(v: &[Self]) -> Self
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        // SAFETY: the trait's contract; `Vl<Y>` is a transparent wrapper of Y, so the slice
+        // reads as Y's.
+        unsafe {
+            Vl(Y::lane_sums(std::slice::from_raw_parts(
+                v.as_ptr().cast::<Y>(),
+                v.len(),
+            )))
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_fours(at: &[*const Self::Elem]) -> Self
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::load_fours(at)) }
+    }
+    #[inline(always)]
+    unsafe fn store_fours(v: Self, at: &[*mut Self::Elem])
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        // SAFETY: the trait's contract.
+        unsafe { Y::store_fours(v.0, at) }
     }
 }
 

@@ -1,0 +1,407 @@
+//! Short, wide C whose op(B) has contiguous columns (NN and TN with a column-major B, m of
+//! 2 to [`MAX_DOT_ROWS`]): every element of C is the dot product of a row of op(A) and a
+//! contiguous column of op(B), computed by the context's dots kernel (contract: `DotsUkr`
+//! in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
+//! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ.
+//!
+//! The tile kernels compute such a C badly: their vectors run down C's columns, a few
+//! elements long, so every k step spends a mostly masked vector on each column. The dots
+//! kernel's vectors run along k instead, and every lane is useful.
+//!
+//! The kernel reads op(A)'s rows as contiguous runs. Where they are (TN: op(A) = Aᵀ of a
+//! column-major A) they are read in place; where they are not (NN), [`DOT_K_BLOCK`]
+//! elements of each row at a time are copied onto the stack. Either way k is taken in
+//! blocks of at most [`DOT_K_BLOCK`], so that the rows of A stay in L1 while B's columns
+//! stream past them; C is updated once per block (beta on the first, then 1).
+//!
+//! Chosen by `gemm_front` (and by the BLAS entry points' shortcut, `frame/blas/one_tile.rs`)
+//! for every dtype whose context has a dots kernel. With threads, each takes its own
+//! columns of C (`blocks.rs`).
+
+use std::mem::MaybeUninit;
+
+use crate::cntx::{Cntx, GemmKernel};
+use crate::error::Result;
+use crate::kernels::{DotsUkr, DotsUkrArgs, MAX_DOT_ROWS};
+use crate::l3::blocks::run_on_blocks_of_c;
+use crate::rntm::Rntm;
+use crate::thread::plan::{SINGLE, block_ways, plan};
+use crate::types::{Element, GemmPair, Scalar};
+use crate::view::{MatMut, MatRef};
+
+/// The longest k block, in elements: four rows of it take 8 KiB of f32 or 16 KiB of f64,
+/// a share of L1 next to the B columns streaming through.
+const DOT_K_BLOCK: usize = 512;
+
+/// The distance, in elements, between the rows of A's stack copy: a k block and 16 more, so
+/// that the rows do not lie a multiple of 4 KiB apart.
+const COPY_PITCH: usize = DOT_K_BLOCK + 16;
+
+/// The shortest k, in bytes of a row, a problem needs to take the dots path. Below it the
+/// tile kernels' short k loops beat the dots kernel's lane sums.
+const DOT_MIN_K_BYTES: usize = 128;
+
+/// The same where the tile kernels waste less: where A's rows are copied first (NN) and C's
+/// columns fill a 256-bit vector (dgemm m = 4) or take two kernel calls (m > 4).
+const DOT_MIN_K_BYTES_COPIED: usize = 512;
+
+/// The most rows of C taken (in calls of at most [`MAX_DOT_ROWS`] rows each), where C's
+/// columns are shorter than a 256-bit vector; where they fill one, [`MAX_DOT_ROWS`].
+const MAX_ROWS: usize = 7;
+
+/// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
+/// 2 to [`MAX_ROWS`] rows (one row is a gemv), and k long enough. Measured against the
+/// tile kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short, wide C as dot
+/// products").
+fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>) -> bool {
+    const VECTOR_BYTES: usize = 32;
+    let fills_vector = m * size_of::<A>() >= VECTOR_BYTES;
+    let max_rows = if fills_vector { MAX_DOT_ROWS } else { MAX_ROWS };
+    let copied = a.col_stride() != 1;
+    let min_k_bytes = if copied && (fills_vector || m > MAX_DOT_ROWS) {
+        DOT_MIN_K_BYTES_COPIED
+    } else {
+        DOT_MIN_K_BYTES
+    };
+    (2..=max_rows).contains(&m)
+        && b.row_stride() == 1
+        && !a.is_conj()
+        && !b.is_conj()
+        && b.nrows() * size_of::<B>() >= min_k_bytes
+}
+
+/// Computes C := alpha·op(A)·op(B) + beta·C with the dots kernel when the problem suits it,
+/// as it is or transposed (see the module docs), and returns its result; returns `None`,
+/// having touched nothing, when it does not suit. `rntm` and `cntx` plan the threads; `None`
+/// runs on the calling thread (for callers whose problems are below any thread threshold).
+pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let dots = kernel.dots()?;
+    if suits(c.nrows(), b, a) {
+        return Some(dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
+    }
+    if suits(c.ncols(), &a.t(), &b.t())
+        && let Some((bt, at)) = A::swapped(a, b)
+    {
+        let mut ct = c.rb().t();
+        return Some(dots_on_threads(
+            threads, kernel, dots, alpha, &bt, &at, beta, &mut ct,
+        ));
+    }
+    None
+}
+
+/// [`gemm_dots`] once the problem suits the kernel as it is: on the threads the plan gives,
+/// each with its own columns of C.
+#[allow(clippy::too_many_arguments)]
+fn dots_on_threads<A: GemmPair<B>, B: Element>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let Some((cntx, rntm)) = threads else {
+        gemm_dots_single(dots, alpha, a, b, beta, c);
+        return Ok(());
+    };
+    let shape = (c.nrows(), c.ncols(), a.ncols());
+    let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
+    let ways = match plan.ways {
+        SINGLE => None,
+        ways => block_ways(rntm, ways, (shape.0, shape.1), (MAX_DOT_ROWS, 8)),
+    };
+    let Some(ways) = ways.filter(|&w| w != (1, 1)) else {
+        gemm_dots_single(dots, alpha, a, b, beta, c);
+        return Ok(());
+    };
+    let k = shape.2;
+    run_on_blocks_of_c(c, ways, (1, 8), plan.pin, |rows, cols, c_block| {
+        let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
+        let b_cols = b.submatrix(0, cols.start, k, cols.len());
+        gemm_dots_single(dots, alpha, &a_rows, &b_cols, beta, c_block);
+    })
+}
+
+/// The problem on the calling thread: op(A)'s rows read in place when they are contiguous,
+/// copied onto the stack block by block when they are not.
+fn gemm_dots_single<A: GemmPair<B>, B: Element>(
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) {
+    if a.col_stride() == 1 {
+        let rs_a = a.row_stride();
+        // Column p0 of A: inside its view (p0 < k).
+        by_k_blocks(dots, alpha, b, beta, c, |p0, _| {
+            (a.as_ptr().wrapping_add(p0), rs_a)
+        });
+    } else {
+        dots_from_copies(dots, alpha, a, b, beta, c);
+    }
+}
+
+/// [`gemm_dots_single`] with op(A)'s rows copied onto the stack, one k block at a time. Out
+/// of line, so that the other calls do not carry the buffer in their stack frames.
+#[inline(never)]
+fn dots_from_copies<A: GemmPair<B>, B: Element>(
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) {
+    let mut rows = MaybeUninit::<[[A; COPY_PITCH]; MAX_ROWS]>::uninit();
+    let rows = rows.as_mut_ptr().cast::<A>();
+    let (m, rs_a, cs_a) = (c.nrows(), a.row_stride(), a.col_stride());
+    by_k_blocks(dots, alpha, b, beta, c, |p0, kb| {
+        // Column p0 of A: inside its view.
+        let from = a.as_ptr().wrapping_offset(p0 as isize * cs_a);
+        // SAFETY: A's elements (i, p0 + p), i < m, p < kb, are inside its checked view; the
+        // stack block has MAX_DOT_ROWS ≥ m rows of COPY_PITCH ≥ kb elements.
+        unsafe {
+            match m {
+                7 => copy_rows::<A, 7>(from, rs_a, cs_a, kb, rows),
+                6 => copy_rows::<A, 6>(from, rs_a, cs_a, kb, rows),
+                5 => copy_rows::<A, 5>(from, rs_a, cs_a, kb, rows),
+                4 => copy_rows::<A, 4>(from, rs_a, cs_a, kb, rows),
+                3 => copy_rows::<A, 3>(from, rs_a, cs_a, kb, rows),
+                2 => copy_rows::<A, 2>(from, rs_a, cs_a, kb, rows),
+                _ => copy_rows::<A, 1>(from, rs_a, cs_a, kb, rows),
+            }
+        }
+        (rows.cast_const(), COPY_PITCH as isize)
+    });
+}
+
+/// Copies R rows of `kb` elements from `from` (strides `rs`, `cs`) into `to`, row i at
+/// `to + i·COPY_PITCH`. Column by column: the R elements of a column of a column-major A
+/// are adjacent, so each source line is read once.
+///
+/// # Safety
+/// The R×kb source elements must be readable, and `to` writable for R rows of
+/// `COPY_PITCH` ≥ kb elements.
+#[inline(always)]
+unsafe fn copy_rows<T: Copy, const R: usize>(
+    from: *const T,
+    rs: isize,
+    cs: isize,
+    kb: usize,
+    to: *mut T,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        for p in 0..kb {
+            let column = from.offset(p as isize * cs);
+            for i in 0..R {
+                *to.add(i * COPY_PITCH + p) = *column.offset(i as isize * rs);
+            }
+        }
+    }
+}
+
+/// Calls the kernel on each k block of at most [`DOT_K_BLOCK`] (blocks of equal length but
+/// for rounding), with op(A)'s rows for the block from `rows_of_a(p0, kb)`: a pointer to
+/// A(0, p0) and the row stride, each row contiguous over the block's kb elements. C gets
+/// beta from the first block, then accumulates.
+fn by_k_blocks<A: GemmPair<B>, B: Element>(
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    mut rows_of_a: impl FnMut(usize, usize) -> (*const A, isize),
+) {
+    let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
+    debug_assert!((1..=MAX_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
+    let block_len = k.div_ceil(k.div_ceil(DOT_K_BLOCK));
+    // Rows in calls of at most MAX_DOT_ROWS, as even as they go (7 = 4 + 3, 6 = 3 + 3).
+    let row_len = m.div_ceil(m.div_ceil(MAX_DOT_ROWS));
+    let mut args = DotsUkrArgs {
+        m,
+        n,
+        k: 0,
+        alpha,
+        a: std::ptr::null(),
+        rs_a: 0,
+        b: b.as_ptr(),
+        cs_b: b.col_stride(),
+        beta,
+        c: c.ptr_at(0, 0),
+        rs_c: c.row_stride(),
+        cs_c: c.col_stride(),
+    };
+    let mut p0 = 0;
+    while p0 < k {
+        let kb = block_len.min(k - p0);
+        args.k = kb;
+        let (a_block, rs_a) = rows_of_a(p0, kb);
+        args.rs_a = rs_a;
+        // Row p0 of B: inside its view (p0 < k).
+        args.b = b.as_ptr().wrapping_add(p0);
+        let mut i0 = 0;
+        while i0 < m {
+            args.m = row_len.min(m - i0);
+            // Row i0 of the block's A and of C: inside them (i0 < m).
+            args.a = a_block.wrapping_offset(i0 as isize * rs_a);
+            args.c = c.ptr_at(i0, 0);
+            // SAFETY: the `DotsUkr` contract: rows i0.. (at most MAX_DOT_ROWS) of A
+            // contiguous over kb ≥ 1 elements (`rows_of_a`'s promise), B's n columns
+            // contiguous over rows p0..p0 + kb of its checked view (unit row stride), the
+            // same rows of C, a checked, exclusively borrowed view; the context's kernel
+            // runs on this CPU.
+            unsafe { dots(&args) };
+            i0 += args.m;
+        }
+        args.beta = A::Acc::one();
+        p0 += kb;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{self, Op, Rng, Storage, TestMatrix, Values};
+    use crate::gks::supported_contexts;
+
+    /// The k, for `T`, whose rows take `bytes`.
+    fn k_of<T>(bytes: usize) -> usize {
+        bytes / size_of::<T>()
+    }
+
+    /// Straight through `gemm_dots` on every configuration with a dots kernel: the shapes the
+    /// path exists for must be taken and match the reference (with a second k block, rows
+    /// in two calls, C of every storage, alpha/beta classes with NaN in C under beta = 0),
+    /// writing nothing outside C; the others must be declined with C untouched.
+    fn taken_where_meant_and_matching<T>()
+    where
+        T: GemmPair<T, Acc = T> + Scalar,
+    {
+        let mut rng = Rng::new(31);
+        let values = Values::SmallIntegers;
+        let mut contexts = 0;
+        for cntx in supported_contexts() {
+            let kernel = T::kernel(cntx);
+            if kernel.dots().is_none() {
+                continue;
+            }
+            contexts += 1;
+            let short_rows = 32 / size_of::<T>() - 1;
+            let long = k_of::<T>(512);
+            // (m, k, op(A), op(B) stored as, taken)
+            let mut shapes = vec![];
+            for m in 2..=MAX_DOT_ROWS {
+                for k in [k_of::<T>(128), long, 2 * DOT_K_BLOCK + 3] {
+                    // Copied rows that fill a 256-bit vector: only from the longer k.
+                    let fills_vector = m > short_rows;
+                    shapes.push((m, k, Op::N, Storage::Col, !fills_vector || k >= long));
+                    shapes.push((m, k, Op::T, Storage::Col, true));
+                }
+            }
+            for m in MAX_DOT_ROWS + 1..=short_rows.min(MAX_ROWS) {
+                shapes.push((m, long, Op::N, Storage::Col, true));
+                shapes.push((m, k_of::<T>(128), Op::T, Storage::Col, true));
+                // Copied and in two calls: only from the longer k.
+                shapes.push((m, k_of::<T>(128), Op::N, Storage::Col, false));
+            }
+            shapes.push((1, long, Op::N, Storage::Col, false));
+            let too_many = short_rows.clamp(MAX_DOT_ROWS, MAX_ROWS) + 1;
+            shapes.push((too_many, long, Op::T, Storage::Col, false));
+            shapes.push((3, k_of::<T>(64), Op::T, Storage::Col, false));
+            // op(B)'s rows contiguous (B row-stored): not this path's.
+            shapes.push((3, long, Op::T, Storage::Row, false));
+            for (case, &(m, k, op_a, st_b, meant)) in shapes.iter().enumerate() {
+                for (n, st_c) in [(9, Storage::Col), (17, Storage::Row), (10, Storage::Gen)] {
+                    let (ar, ac) = op_a.stored_shape(m, k);
+                    let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
+                    let b = TestMatrix::<T>::random(&mut rng, values, k, n, st_b);
+                    let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
+                    let alpha = [T::one(), rng.value(values)][case % 2];
+                    let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
+                    if beta.is_zero() {
+                        c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
+                    }
+                    let original = c.buf.clone();
+                    let mut want = c.clone();
+                    let (av, bv) = (op_a.apply(a.view()), b.view());
+                    let magnitude = check::gemm_reference(
+                        &av.scaled(alpha),
+                        &bv,
+                        &mut want.view_mut().with_beta(beta),
+                    );
+                    let taken = gemm_dots(None, kernel, alpha, &av, &bv, beta, &mut c.view_mut());
+                    let what = format!("{}: {m}×{n}×{k} op(A) {op_a:?} B {st_b:?}", cntx.name());
+                    assert_eq!(taken.is_some(), meant, "{what}: taken");
+                    if meant {
+                        let got = check::compare(&c, &want, &original, &magnitude, k);
+                        assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                        assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+                    } else {
+                        assert!(
+                            c.buf
+                                .iter()
+                                .zip(&original)
+                                .all(|(&x, &y)| x == y || (x.has_nan() && y.has_nan())),
+                            "{what}: declined but changed C"
+                        );
+                    }
+                }
+            }
+        }
+        // Every x86-64 machine this runs on has AVX2 at least (haswell's dots kernels).
+        if cfg!(target_arch = "x86_64") && crate::sandbox::ACTIVE.is_none() {
+            assert!(contexts > 0, "no configuration has a dots kernel");
+        }
+    }
+
+    #[test]
+    fn taken_where_meant_and_matching_f32() {
+        taken_where_meant_and_matching::<f32>();
+    }
+
+    #[test]
+    fn taken_where_meant_and_matching_f64() {
+        taken_where_meant_and_matching::<f64>();
+    }
+
+    /// A tall C of a few columns whose op(A) has contiguous rows is taken as its transpose.
+    #[test]
+    fn tall_c_is_taken_transposed() {
+        let mut rng = Rng::new(32);
+        let values = Values::SmallIntegers;
+        for cntx in supported_contexts() {
+            let kernel = f64::kernel(cntx);
+            if kernel.dots().is_none() {
+                continue;
+            }
+            let (m, n, k) = (23, 3, 40);
+            let a = TestMatrix::<f64>::random(&mut rng, values, k, m, Storage::Col);
+            let b = TestMatrix::<f64>::random(&mut rng, values, k, n, Storage::Col);
+            let mut c = TestMatrix::<f64>::random(&mut rng, values, m, n, Storage::Col);
+            let original = c.buf.clone();
+            let mut want = c.clone();
+            let av = Op::T.apply(a.view());
+            let magnitude =
+                check::gemm_reference(&av, &b.view(), &mut want.view_mut().with_beta(2.0));
+            let taken = gemm_dots(None, kernel, 1.0, &av, &b.view(), 2.0, &mut c.view_mut());
+            assert!(taken.is_some(), "{}: declined", cntx.name());
+            let got = check::compare(&c, &want, &original, &magnitude, k);
+            assert_eq!(got.residual, 0.0, "{}: wrong values", cntx.name());
+            assert_eq!(got.wrote_outside, None, "{}: wrote outside C", cntx.name());
+        }
+    }
+}

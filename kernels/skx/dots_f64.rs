@@ -1,0 +1,22 @@
+//! dgemm dots kernel for AVX-512 (skx): C (m×n, m ≤ 4) := alpha·A·B + beta·C with A's
+//! rows and B's columns contiguous along k, each element of C one dot product. For short,
+//! wide C whose B has contiguous columns (`frame/l3/dots.rs`).
+//!
+//! * dtype: f64; CPU features: AVX-512 F and VL.
+//! * Vectors along k; R·G accumulators for R rows and G columns of B at a time.
+//! * beta == 0: C is written without being read.
+//! * The body and its reasoning: `kernels/x86/dots_real.rs`.
+
+use crate::kernels::DotsUkrArgs;
+use crate::kernels::x86::dots_real::dots_real;
+use crate::kernels::x86::simd::{Vl, Ymm64};
+
+/// The kernel. See the module docs.
+///
+/// # Safety
+/// The [`crate::kernels::DotsUkr`] contract, on a CPU with AVX-512 F and VL.
+#[target_feature(enable = "avx512f,avx512vl")]
+pub unsafe fn dots_f64(args: &DotsUkrArgs<f64, f64>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { dots_real::<Vl<Ymm64>>(args) }
+}
