@@ -215,15 +215,19 @@ pub type GemvUkr<A, B> = unsafe fn(&GemvUkrArgs<A, B>);
 /// The most rows of C a dots kernel call computes ([`DotsUkrArgs::m`]).
 pub const MAX_DOT_ROWS: usize = 4;
 
-/// Arguments of a dots kernel call: C (m×n) := alpha·A·B + beta·C with A's rows and B's
-/// columns contiguous along k, so that every element of C is the dot product of two
-/// contiguous runs of k elements. For a short, wide C (a few rows) with B's columns
-/// contiguous, where a tile kernel's column vectors would be mostly masked off
-/// (`frame/l3/dots.rs`).
+/// The longest k a dots kernel call takes when A's rows are not contiguous (it gathers them
+/// into a buffer of its own first).
+pub const MAX_DOT_GATHER_K: usize = 512;
+
+/// Arguments of a dots kernel call: C (m×n) := alpha·A·B + beta·C with B's columns
+/// contiguous along k, so that every element of C is the dot product of a row of A and a
+/// contiguous column of B. For a short, wide C (a few rows), where a tile kernel's column
+/// vectors would be mostly masked off (`frame/l3/dots.rs`).
 ///
-/// A(i, p) is at `a + i*rs_a + p`, B(p, j) at `b + p + j*cs_b`, C(i, j) at
-/// `c + i*rs_c + j*cs_c`; `1 <= m <= MAX_DOT_ROWS`, `n` and `k` at least 1. beta == 0 means C
-/// is not read.
+/// A(i, p) is at `a + i*rs_a + p*cs_a`, B(p, j) at `b + p + j*cs_b`, C(i, j) at
+/// `c + i*rs_c + j*cs_c`; `1 <= m <= MAX_DOT_ROWS`, `n` and `k` at least 1, and
+/// `k <= MAX_DOT_GATHER_K` unless `cs_a == 1` (A's rows contiguous, read in place; others
+/// are gathered first). beta == 0 means C is not read.
 #[derive(Debug)]
 pub struct DotsUkrArgs<A: Element, B: Element> {
     /// Rows of A and C, 1..=[`MAX_DOT_ROWS`].
@@ -234,10 +238,12 @@ pub struct DotsUkrArgs<A: Element, B: Element> {
     pub k: usize,
     /// Scale of the product.
     pub alpha: A::Acc,
-    /// A(0, 0); A's rows are contiguous.
+    /// A(0, 0).
     pub a: *const A,
     /// Row stride of A.
     pub rs_a: isize,
+    /// Column stride of A (1: rows contiguous).
+    pub cs_a: isize,
     /// B(0, 0); B's columns are contiguous.
     pub b: *const B,
     /// Column stride of B.

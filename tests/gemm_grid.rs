@@ -272,7 +272,7 @@ fn short_wide_problems_with_b_rows_contiguous() {
 /// and transposed), which the real dtypes compute as dot products (`frame/l3/dots.rs`), and
 /// its transpose, a tall C of a few columns: m = 2…8 rows (one kernel call or two), k
 /// around the path's thresholds (128 and 512 bytes of a row) and past its k block (512),
-/// every op(A) and storage of A and C, every alpha/beta class (NaN in C under beta = 0), on
+/// every op(A) and storage of A (general strides too: gathered element by element) and C, every alpha/beta class (NaN in C under beta = 0), on
 /// each configuration as is; and wide ones on two threads (each its own columns).
 #[test]
 fn short_wide_problems_with_b_columns_contiguous() {
@@ -282,7 +282,7 @@ fn short_wide_problems_with_b_columns_contiguous() {
         let mut run_all = |m: usize, n: usize, k: usize, rntm: Option<&Rntm>| {
             for (op_b, st_b) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
                 for op_a in Op::ALL {
-                    for st_a in [Storage::Col, Storage::Row] {
+                    for st_a in [Storage::Col, Storage::Row, Storage::Gen] {
                         seed += 1;
                         let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
                         let beta = class(seed / 4);

@@ -9,20 +9,18 @@
 //! kernel's vectors run along k instead, and every lane is useful.
 //!
 //! The kernel reads op(A)'s rows as contiguous runs. Where they are (TN: op(A) = Aᵀ of a
-//! column-major A) they are read in place; where they are not (NN), [`DOT_K_BLOCK`]
-//! elements of each row at a time are copied onto the stack. Either way k is taken in
-//! blocks of at most [`DOT_K_BLOCK`], so that the rows of A stay in L1 while B's columns
-//! stream past them; C is updated once per block (beta on the first, then 1).
+//! column-major A) it reads them in place; where they are not (NN), it gathers them into a
+//! buffer of its own first, [`DOT_K_BLOCK`] elements of each row at a time. Either way k is
+//! taken in blocks of at most [`DOT_K_BLOCK`], so that the rows of A stay in L1 while B's
+//! columns stream past them; C is updated once per block (beta on the first, then 1).
 //!
 //! Chosen by `gemm_front` (and by the BLAS entry points' shortcut, `frame/blas/one_tile.rs`)
 //! for every dtype whose context has a dots kernel. With threads, each takes its own
 //! columns of C (`blocks.rs`).
 
-use std::mem::MaybeUninit;
-
 use crate::cntx::{Cntx, GemmKernel};
 use crate::error::Result;
-use crate::kernels::{DotsUkr, DotsUkrArgs, MAX_DOT_ROWS};
+use crate::kernels::{DotsUkr, DotsUkrArgs, MAX_DOT_GATHER_K, MAX_DOT_ROWS};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::rntm::Rntm;
 use crate::thread::plan::{SINGLE, block_ways, plan};
@@ -31,11 +29,7 @@ use crate::view::{MatMut, MatRef};
 
 /// The longest k block, in elements: four rows of it take 8 KiB of f32 or 16 KiB of f64,
 /// a share of L1 next to the B columns streaming through.
-const DOT_K_BLOCK: usize = 512;
-
-/// The distance, in elements, between the rows of A's stack copy: a k block and 16 more, so
-/// that the rows do not lie a multiple of 4 KiB apart.
-const COPY_PITCH: usize = DOT_K_BLOCK + 16;
+const DOT_K_BLOCK: usize = MAX_DOT_GATHER_K;
 
 /// The shortest k, in bytes of a row, a problem needs to take the dots path. Below it the
 /// tile kernels' short k loops beat the dots kernel's lane sums.
@@ -133,8 +127,9 @@ fn dots_on_threads<A: GemmPair<B>, B: Element>(
     })
 }
 
-/// The problem on the calling thread: op(A)'s rows read in place when they are contiguous,
-/// copied onto the stack block by block when they are not.
+/// The problem on the calling thread: the kernel on each k block of at most [`DOT_K_BLOCK`]
+/// (blocks of equal length but for rounding), C getting beta from the first block and
+/// accumulating after, and on the rows in calls of at most [`MAX_DOT_ROWS`].
 fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     dots: DotsUkr<A, B>,
     alpha: A::Acc,
@@ -142,89 +137,6 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
-) {
-    if a.col_stride() == 1 {
-        let rs_a = a.row_stride();
-        // Column p0 of A: inside its view (p0 < k).
-        by_k_blocks(dots, alpha, b, beta, c, |p0, _| {
-            (a.as_ptr().wrapping_add(p0), rs_a)
-        });
-    } else {
-        dots_from_copies(dots, alpha, a, b, beta, c);
-    }
-}
-
-/// [`gemm_dots_single`] with op(A)'s rows copied onto the stack, one k block at a time. Out
-/// of line, so that the other calls do not carry the buffer in their stack frames.
-#[inline(never)]
-fn dots_from_copies<A: GemmPair<B>, B: Element>(
-    dots: DotsUkr<A, B>,
-    alpha: A::Acc,
-    a: &MatRef<A>,
-    b: &MatRef<B>,
-    beta: A::Acc,
-    c: &mut MatMut<A::Acc>,
-) {
-    let mut rows = MaybeUninit::<[[A; COPY_PITCH]; MAX_ROWS]>::uninit();
-    let rows = rows.as_mut_ptr().cast::<A>();
-    let (m, rs_a, cs_a) = (c.nrows(), a.row_stride(), a.col_stride());
-    by_k_blocks(dots, alpha, b, beta, c, |p0, kb| {
-        // Column p0 of A: inside its view.
-        let from = a.as_ptr().wrapping_offset(p0 as isize * cs_a);
-        // SAFETY: A's elements (i, p0 + p), i < m, p < kb, are inside its checked view; the
-        // stack block has MAX_DOT_ROWS ≥ m rows of COPY_PITCH ≥ kb elements.
-        unsafe {
-            match m {
-                7 => copy_rows::<A, 7>(from, rs_a, cs_a, kb, rows),
-                6 => copy_rows::<A, 6>(from, rs_a, cs_a, kb, rows),
-                5 => copy_rows::<A, 5>(from, rs_a, cs_a, kb, rows),
-                4 => copy_rows::<A, 4>(from, rs_a, cs_a, kb, rows),
-                3 => copy_rows::<A, 3>(from, rs_a, cs_a, kb, rows),
-                2 => copy_rows::<A, 2>(from, rs_a, cs_a, kb, rows),
-                _ => copy_rows::<A, 1>(from, rs_a, cs_a, kb, rows),
-            }
-        }
-        (rows.cast_const(), COPY_PITCH as isize)
-    });
-}
-
-/// Copies R rows of `kb` elements from `from` (strides `rs`, `cs`) into `to`, row i at
-/// `to + i·COPY_PITCH`. Column by column: the R elements of a column of a column-major A
-/// are adjacent, so each source line is read once.
-///
-/// # Safety
-/// The R×kb source elements must be readable, and `to` writable for R rows of
-/// `COPY_PITCH` ≥ kb elements.
-#[inline(always)]
-unsafe fn copy_rows<T: Copy, const R: usize>(
-    from: *const T,
-    rs: isize,
-    cs: isize,
-    kb: usize,
-    to: *mut T,
-) {
-    // SAFETY: the caller's.
-    unsafe {
-        for p in 0..kb {
-            let column = from.offset(p as isize * cs);
-            for i in 0..R {
-                *to.add(i * COPY_PITCH + p) = *column.offset(i as isize * rs);
-            }
-        }
-    }
-}
-
-/// Calls the kernel on each k block of at most [`DOT_K_BLOCK`] (blocks of equal length but
-/// for rounding), with op(A)'s rows for the block from `rows_of_a(p0, kb)`: a pointer to
-/// A(0, p0) and the row stride, each row contiguous over the block's kb elements. C gets
-/// beta from the first block, then accumulates.
-fn by_k_blocks<A: GemmPair<B>, B: Element>(
-    dots: DotsUkr<A, B>,
-    alpha: A::Acc,
-    b: &MatRef<B>,
-    beta: A::Acc,
-    c: &mut MatMut<A::Acc>,
-    mut rows_of_a: impl FnMut(usize, usize) -> (*const A, isize),
 ) {
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     debug_assert!((1..=MAX_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
@@ -236,8 +148,9 @@ fn by_k_blocks<A: GemmPair<B>, B: Element>(
         n,
         k: 0,
         alpha,
-        a: std::ptr::null(),
-        rs_a: 0,
+        a: a.as_ptr(),
+        rs_a: a.row_stride(),
+        cs_a: a.col_stride(),
         b: b.as_ptr(),
         cs_b: b.col_stride(),
         beta,
@@ -249,21 +162,20 @@ fn by_k_blocks<A: GemmPair<B>, B: Element>(
     while p0 < k {
         let kb = block_len.min(k - p0);
         args.k = kb;
-        let (a_block, rs_a) = rows_of_a(p0, kb);
-        args.rs_a = rs_a;
-        // Row p0 of B: inside its view (p0 < k).
+        // Column p0 of A, row p0 of B: inside their views (p0 < k).
+        let a_block = a.as_ptr().wrapping_offset(p0 as isize * a.col_stride());
         args.b = b.as_ptr().wrapping_add(p0);
         let mut i0 = 0;
         while i0 < m {
             args.m = row_len.min(m - i0);
             // Row i0 of the block's A and of C: inside them (i0 < m).
-            args.a = a_block.wrapping_offset(i0 as isize * rs_a);
+            args.a = a_block.wrapping_offset(i0 as isize * a.row_stride());
             args.c = c.ptr_at(i0, 0);
-            // SAFETY: the `DotsUkr` contract: rows i0.. (at most MAX_DOT_ROWS) of A
-            // contiguous over kb ≥ 1 elements (`rows_of_a`'s promise), B's n columns
-            // contiguous over rows p0..p0 + kb of its checked view (unit row stride), the
-            // same rows of C, a checked, exclusively borrowed view; the context's kernel
-            // runs on this CPU.
+            // SAFETY: the `DotsUkr` contract: rows i0.. (at most MAX_DOT_ROWS) of A over
+            // kb ≥ 1 columns (at most MAX_DOT_GATHER_K = DOT_K_BLOCK) in its checked view,
+            // B's n columns contiguous over rows p0..p0 + kb of its checked view (unit row
+            // stride), the same rows of C, a checked, exclusively borrowed view; the
+            // context's kernel runs on this CPU.
             unsafe { dots(&args) };
             i0 += args.m;
         }

@@ -3,12 +3,13 @@
 //! wide C whose B has contiguous columns (`frame/l3/dots.rs`).
 //!
 //! * dtype: f64; CPU features: AVX-512 F and VL.
-//! * Vectors along k; R·G accumulators for R rows and G columns of B at a time.
+//! * Vectors along k; R·G accumulators for R rows and G columns of B at a time. A's rows
+//!   read in place where contiguous, gathered onto the stack first where not.
 //! * beta == 0: C is written without being read.
 //! * The body and its reasoning: `kernels/x86/dots_real.rs`.
 
 use crate::kernels::DotsUkrArgs;
-use crate::kernels::x86::dots_real::dots_real;
+use crate::kernels::x86::dots_real::{dots_gathered, dots_in_place};
 use crate::kernels::x86::simd::{Vl, Ymm64};
 
 /// The kernel. See the module docs.
@@ -17,6 +18,24 @@ use crate::kernels::x86::simd::{Vl, Ymm64};
 /// The [`crate::kernels::DotsUkr`] contract, on a CPU with AVX-512 F and VL.
 #[target_feature(enable = "avx512f,avx512vl")]
 pub unsafe fn dots_f64(args: &DotsUkrArgs<f64, f64>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features;
+    // `gathered` gets the calls whose A has rows that are not contiguous.
+    unsafe {
+        if args.cs_a == 1 {
+            dots_in_place::<Vl<Ymm64>>(args)
+        } else {
+            gathered(args)
+        }
+    }
+}
+
+/// A call whose A's rows are not contiguous, in its own function (why: `dots_gathered`).
+///
+/// # Safety
+/// The [`crate::kernels::DotsUkr`] contract, on a CPU with the features above.
+#[target_feature(enable = "avx512f,avx512vl")]
+#[inline(never)]
+unsafe fn gathered(args: &DotsUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { dots_real::<Vl<Ymm64>>(args) }
+    unsafe { dots_gathered::<Vl<Ymm64>>(args) }
 }

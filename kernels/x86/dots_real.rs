@@ -17,21 +17,24 @@
 //! ([`Simd::sum_lanes_of_four`]), about three instructions per sum instead of eight, which
 //! matters: a block's k loop with k = 96 f32 runs six vector steps.
 
-use crate::kernels::DotsUkrArgs;
+use std::mem::MaybeUninit;
+
 use crate::kernels::x86::simd::Simd;
+use crate::kernels::{DotsUkrArgs, MAX_DOT_GATHER_K, MAX_DOT_ROWS};
 use crate::types::{Element, Scalar};
 
-/// The body, dispatching on the row count and the register file. See the module docs.
+/// The body for A's rows contiguous (`args.cs_a == 1`), dispatching on the row count and
+/// the register file. See the module docs.
 ///
 /// # Safety
-/// The `DotsUkr` contract, called from a function compiled with `V`'s target features on a
-/// CPU that has them.
+/// The `DotsUkr` contract with `args.cs_a == 1`, called from a function compiled with `V`'s
+/// target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn dots_real<V: Simd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+pub(crate) unsafe fn dots_in_place<V: Simd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar,
 {
-    debug_assert!(args.m >= 1 && args.m <= crate::kernels::MAX_DOT_ROWS);
+    debug_assert!(args.m >= 1 && args.m <= MAX_DOT_ROWS && args.cs_a == 1);
     debug_assert!(args.n >= 1 && args.k >= 1);
     let wide = V::REGISTERS >= 32;
     // SAFETY: passed on, with R = m.
@@ -48,11 +51,90 @@ where
     }
 }
 
+/// The distance, in elements, between the rows of the buffer [`dots_gathered`] fills: the
+/// longest k and 16 more, so that the rows do not lie a multiple of 4 KiB apart.
+const GATHER_PITCH: usize = MAX_DOT_GATHER_K + 16;
+
+/// The body for A's rows not contiguous (NN: A column-stored): gathers them into a buffer on
+/// the stack, then [`dots_in_place`]. Four rows of a column-stored A go a register of each
+/// at a time ([`Simd::rows_of_four`]: LANES columns of four elements loaded and transposed);
+/// any other A element by element, column after column.
+///
+/// A kernel shell calls it from a function of its own (`#[inline(never)]`), so that the
+/// buffer weighs only on the calls that use it.
+///
+/// # Safety
+/// The `DotsUkr` contract (so `args.k <= MAX_DOT_GATHER_K`), called from a function compiled
+/// with `V`'s target features on a CPU that has them.
+#[inline(always)]
+pub(crate) unsafe fn dots_gathered<V: Simd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    let (m, k) = (args.m, args.k);
+    debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && (1..=MAX_DOT_GATHER_K).contains(&k));
+    let mut rows = MaybeUninit::<[[V::Elem; GATHER_PITCH]; MAX_DOT_ROWS]>::uninit();
+    let rows = rows.as_mut_ptr().cast::<V::Elem>();
+    // SAFETY: A's reads are its m×k elements; the buffer's writes stay in its m rows' first
+    // k elements, all of which are written before `dots_in_place` reads them.
+    unsafe {
+        let column = |p: usize| args.a.offset(p as isize * args.cs_a);
+        let mut p = 0;
+        if m == 4 && args.rs_a == 1 && V::LANES <= 16 {
+            let mut columns = [std::ptr::null(); 16];
+            while p + V::LANES <= k {
+                for (q, at) in columns.iter_mut().enumerate().take(V::LANES) {
+                    *at = column(p + q);
+                }
+                let four = V::rows_of_four(&columns[..V::LANES]);
+                for (i, row) in four.into_iter().enumerate() {
+                    V::store(rows.add(i * GATHER_PITCH + p), row);
+                }
+                p += V::LANES;
+            }
+        }
+        match m {
+            1 => gather_rest::<V::Elem, 1>(args, p, rows),
+            2 => gather_rest::<V::Elem, 2>(args, p, rows),
+            3 => gather_rest::<V::Elem, 3>(args, p, rows),
+            _ => gather_rest::<V::Elem, 4>(args, p, rows),
+        }
+        dots_in_place::<V>(&DotsUkrArgs {
+            a: rows,
+            rs_a: GATHER_PITCH as isize,
+            cs_a: 1,
+            ..*args
+        })
+    }
+}
+
+/// Columns `p0..k` of A's R rows into `rows` (row i at `rows + i·GATHER_PITCH`), element by
+/// element, column after column (the R elements of a column-stored A's column are adjacent).
+///
+/// # Safety
+/// As [`dots_gathered`], with `args.m == R`.
+#[inline(always)]
+unsafe fn gather_rest<T: Element, const R: usize>(
+    args: &DotsUkrArgs<T, T>,
+    p0: usize,
+    rows: *mut T,
+) {
+    // SAFETY: the caller's: A's m×k elements are readable, the buffer writable.
+    unsafe {
+        for p in p0..args.k {
+            let from = args.a.offset(p as isize * args.cs_a);
+            for i in 0..R {
+                *rows.add(i * GATHER_PITCH + p) = *from.offset(i as isize * args.rs_a);
+            }
+        }
+    }
+}
+
 /// All n columns of C's R rows, G columns at a time, then the rest (fewer than G) as one
 /// block of its own width.
 ///
 /// # Safety
-/// As [`dots_real`], with `args.m == R` and `G <= 8`.
+/// As [`dots_in_place`], with `args.m == R` and `G <= 8`.
 #[inline(always)]
 unsafe fn blocks<V: Simd, const R: usize, const G: usize>(args: &DotsUkrArgs<V::Elem, V::Elem>)
 where
@@ -83,7 +165,7 @@ where
 /// C[0..R, j..j + N] from R rows of A and N columns of B. See the module docs.
 ///
 /// # Safety
-/// As [`dots_real`], with `args.m == R` and `j + N <= args.n`.
+/// As [`dots_in_place`], with `args.m == R` and `j + N <= args.n`.
 #[inline(always)]
 unsafe fn block<V: Simd, const R: usize, const N: usize>(
     args: &DotsUkrArgs<V::Elem, V::Elem>,

@@ -88,6 +88,31 @@ pub(crate) unsafe trait Simd: Copy {
             }
         }
     }
+    /// Four registers from `LANES` runs of four elements (`at.len() == LANES`): register i
+    /// holds element i of each run, lane q from `at[q]`. Loads four rows of a column-stored
+    /// matrix, LANES columns wide, as rows. The default goes through memory.
+    #[inline(always)]
+    unsafe fn rows_of_four(at: &[*const Self::Elem]) -> [Self; 4]
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        debug_assert_eq!(at.len(), Self::LANES);
+        let mut rows = [[<Self::Elem as crate::types::Element>::zero(); 16]; 4];
+        // SAFETY: the trait's contract: each `at[q]` is valid for four elements.
+        unsafe {
+            for (q, &p) in at.iter().enumerate() {
+                for (i, row) in rows.iter_mut().enumerate() {
+                    row[q] = *p.add(i);
+                }
+            }
+            [
+                Self::load(rows[0].as_ptr()),
+                Self::load(rows[1].as_ptr()),
+                Self::load(rows[2].as_ptr()),
+                Self::load(rows[3].as_ptr()),
+            ]
+        }
+    }
     /// The sums of the lanes of `LANES` registers, as one register: lane i is the sum of
     /// `v[i]`'s lanes (`v.len() == LANES`). The 256-bit types reduce them together, each
     /// step adding lanes of two registers at once (horizontal adds): 8 f32 sums in 9
@@ -384,6 +409,26 @@ unsafe impl Simd for Ymm32 {
         }
     }
     #[inline(always)]
+    unsafe fn rows_of_four(at: &[*const f32]) -> [Self; 4] {
+        debug_assert_eq!(at.len(), 8);
+        // SAFETY: the trait's contract.
+        unsafe {
+            // Runs q and q + 4 in the two halves of one register, then a 4×4 transpose in
+            // each half (unpack pairs, then shuffle pairs of pairs).
+            let r: [__m256; 4] = std::array::from_fn(|q| _mm256_loadu2_m128(at[q + 4], at[q]));
+            let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+            let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+            let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+            let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+            [
+                Ymm32(_mm256_shuffle_ps::<0x44>(t0, t2)),
+                Ymm32(_mm256_shuffle_ps::<0xee>(t0, t2)),
+                Ymm32(_mm256_shuffle_ps::<0x44>(t1, t3)),
+                Ymm32(_mm256_shuffle_ps::<0xee>(t1, t3)),
+            ]
+        }
+    }
+    #[inline(always)]
     unsafe fn load_fours(at: &[*const f32]) -> Self {
         debug_assert_eq!(at.len(), 2);
         // SAFETY: the trait's contract.
@@ -487,6 +532,25 @@ unsafe impl Simd for Ymm64 {
                 _mm256_blend_pd::<0b1100>(ab, cd),
                 _mm256_permute2f128_pd::<0x21>(ab, cd),
             ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn rows_of_four(at: &[*const f64]) -> [Self; 4] {
+        debug_assert_eq!(at.len(), 4);
+        // SAFETY: the trait's contract.
+        unsafe {
+            // A 4×4 transpose: unpack pairs of runs, then cross the 128-bit halves.
+            let r: [__m256d; 4] = std::array::from_fn(|q| _mm256_loadu_pd(at[q]));
+            let t0 = _mm256_unpacklo_pd(r[0], r[1]);
+            let t1 = _mm256_unpackhi_pd(r[0], r[1]);
+            let t2 = _mm256_unpacklo_pd(r[2], r[3]);
+            let t3 = _mm256_unpackhi_pd(r[2], r[3]);
+            [
+                Ymm64(_mm256_permute2f128_pd::<0x20>(t0, t2)),
+                Ymm64(_mm256_permute2f128_pd::<0x20>(t1, t3)),
+                Ymm64(_mm256_permute2f128_pd::<0x31>(t0, t2)),
+                Ymm64(_mm256_permute2f128_pd::<0x31>(t1, t3)),
+            ]
         }
     }
     #[inline(always)]
@@ -648,6 +712,15 @@ unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
     {
         // SAFETY: the trait's contract.
         unsafe { Vl(Y::load_fours(at)) }
+    }
+    #[inline(always)]
+    unsafe fn rows_of_four(at: &[*const Self::Elem]) -> [Self; 4]
+    where
+        Self::Elem: crate::types::Scalar,
+    {
+        // SAFETY: the trait's contract.
+        let [r0, r1, r2, r3] = unsafe { Y::rows_of_four(at) };
+        [Vl(r0), Vl(r1), Vl(r2), Vl(r3)]
     }
     #[inline(always)]
     unsafe fn store_fours(v: Self, at: &[*mut Self::Elem])
