@@ -68,7 +68,30 @@ fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>) -> bool
 /// as it is or transposed (see the module docs), and returns its result; returns `None`,
 /// having touched nothing, when it does not suit. `rntm` and `cntx` plan the threads; `None`
 /// runs on the calling thread (for callers whose problems are below any thread threshold).
+///
+/// Inlined for its first test, which turns away almost every call that is not this path's
+/// (k too short, or C with too many rows and columns) in a few instructions: tiny calls
+/// pay for nothing else (the whole test out of line cost 2³–8³ calls 10–17 %).
+#[inline(always)]
 pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let short_k = a.ncols() * size_of::<A>().min(size_of::<B>()) < DOT_MIN_K_BYTES;
+    if short_k || c.nrows().min(c.ncols()) > MAX_ROWS {
+        return None;
+    }
+    gemm_dots_if_suited(threads, kernel, alpha, a, b, beta, c)
+}
+
+/// [`gemm_dots`] past its first test.
+#[inline(never)]
+fn gemm_dots_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     threads: Option<(&Cntx, &Rntm)>,
     kernel: &GemmKernel<A, B>,
     alpha: A::Acc,
