@@ -1,5 +1,6 @@
 //! `haswell`: AVX2 + FMA CPUs (Haswell and later Intel, Zen 1–3), chosen by CPU features
-//! alone. AVX2 kernels for every dtype: packed and sup for f32, f64, c32 and c64.
+//! alone. AVX2 kernels for every dtype: packed and sup for f32, f64, c32 and c64; gemv for
+//! all four; dots (short, wide C) for f32 and f64.
 //!
 //! Blocksizes: KC so an A and a B micropanel stay in L1 (16×384 + 384×6 floats; 8×256 +
 //! 256×6 doubles), MC·KC in a 1 MiB L2 (240×384×4 B = 360 KiB; 240×256×8 B = 480 KiB), NC·KC
@@ -122,8 +123,8 @@ fn context() -> Cntx {
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
         // SAFETY: the gemv and dots kernels implement the GemvUkr and DotsUkr contracts, and
-        // the (AVX) packing
-        // kernels the TransposeUkr contract, with this configuration's features.
+        // the (AVX) packing kernels the TransposeUkr contract, with this configuration's
+        // features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)

@@ -1,6 +1,6 @@
 //! `skx`: AVX-512 CPUs (Skylake-X, Cascade Lake, Ice Lake, Sapphire Rapids without AMX, Zen
 //! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32,
-//! f64, c32 and c64.
+//! f64, c32 and c64; gemv for all four; tall-A and dots (short, wide C) for f32 and f64.
 //!
 //! Blocksizes: the B micropanel (KC×12) stays in the 32 KiB L1 while A micropanels stream
 //! from L2, the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 240×384×8 B =
@@ -182,8 +182,8 @@ fn context() -> Cntx {
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
         // SAFETY: the gemv and dots kernels implement the GemvUkr and DotsUkr contracts, and
-        // the (AVX) packing
-        // kernels the TransposeUkr contract, with this configuration's features.
+        // the (AVX) packing kernels the TransposeUkr contract, with this configuration's
+        // features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)

@@ -28,7 +28,9 @@
 //! any thread starts, so running out of memory is reported with C untouched.
 //!
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
-//! settles the cases that need no loop nest (a single sup tile goes straight to its kernel),
+//! settles the cases that need no loop nest (C with one row or column goes to the gemv kernel,
+//! a short, wide C with op(B)'s columns contiguous to the dots kernel, `frame/l3/dots.rs`, a
+//! row of sup tiles straight to its kernel),
 //! orients the problem to the kernel's preferred C storage, plans the threads
 //! (`frame/thread/plan.rs`), and sends problems with a compact A down the unpacked sup path (each thread its own block of C), larger single-threaded ones
 //! whose B reads well in place down the same kernels with only A packed (both

@@ -1,5 +1,5 @@
 //! Level-3 operations. Today: gemm (`gemm.rs` holds the loop nest, `macrokernel.rs` the two
-//! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems, `one_tile.rs` its shortcut for a single tile, `stack_copies.rs` the small copies both make, `tall.rs` the in-place path for a large A
+//! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems, `dots.rs` short, wide C as dot products, `one_tile.rs` its shortcut for a single tile, `stack_copies.rs` the small copies both make, `tall.rs` the in-place path for a large A
 //! times few columns,
 //! `raw.rs` the memory the nest's threads share, `blocks.rs` teams whose threads each take
 //! their own block of C).

@@ -1,6 +1,7 @@
 //! The haswell kernel set: AVX2 + FMA microkernels (Haswell and later, Zen 1–3). Registered
 //! by `config/haswell.rs`. Each real dtype has a packed kernel (`gemm_*`) and a sup kernel
-//! (`sup_*`) that reads A and B in place for small problems; so do the complex dtypes
+//! (`sup_*`) that reads A and B in place for small problems, and a dots kernel (`dots_*`) for
+//! short, wide C with B's columns contiguous; the complex dtypes have packed and sup kernels
 //! (`gemm_c32_8x2`, `gemm_c64_4x2`, and sup kernels of the same tiles). `transpose_8x8`
 //! holds the packing kernels (AVX), which the skx configuration uses too.
 

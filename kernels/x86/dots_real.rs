@@ -1,21 +1,27 @@
 //! The dots kernel body for real dtypes, written once over [`Simd`] and instantiated by the
 //! kernel files (`kernels/skx/dots_f32.rs`, …) inside their `#[target_feature]` shells. The
-//! contract is `DotsUkr` in `kernels/mod.rs`: C (m×n, m ≤ 4) := alpha·A·B + beta·C with A's
-//! rows and B's columns contiguous along k.
+//! contract is `DotsUkr` in `kernels/mod.rs`: C (m×n, m ≤ 4) := alpha·A·B + beta·C with B's
+//! columns contiguous along k.
 //!
-//! Every element of C is the dot product of a row of A and a column of B, both contiguous,
-//! so the vectors run along k: a k step loads LANES values of k from each of the R rows of
-//! A and from each of G columns of B, and adds their R·G products into R·G accumulators,
-//! one per element of that R×G block of C. Every lane of every FMA is useful, where a tile
-//! kernel's column vectors of a short C are mostly masked off; each element of A and B is
-//! loaded once per block (A's rows again for each block of G columns, from L1). The block
-//! is as wide as the register file allows: R·G accumulators, R rows and one column of B in
-//! registers (32 with AVX-512: 4×4, 3×4, 2×6; 16 with AVX2: 4×2, 3×3, 2×4). The columns
-//! left over (fewer than G) are one block of their own width.
+//! Every element of C is the dot product of a row of A and a column of B, so the vectors run
+//! along k: a k step loads LANES values of k from each of the R rows of A and from each of G
+//! columns of B, and adds their R·G products into R·G accumulators, one per element of that
+//! R×G block of C. Every lane of every FMA is useful, where a tile kernel's column vectors of
+//! a short C are mostly masked off. A's rows are loaded again for each block of G columns,
+//! from L1. The block is as wide as the register file allows: R·G accumulators, R rows and
+//! one column of B in registers (32 registers: 4×4, 3×8, 2×8; 16: 4×2, 3×3, 2×6). 4×6 on 32
+//! registers was 8–20 % slower than 4×4. The columns left over (fewer than G) are one block
+//! of their own width.
 //!
-//! The accumulators are summed across their lanes four at a time
-//! ([`Simd::sum_lanes_of_four`]), about three instructions per sum instead of eight, which
-//! matters: a block's k loop with k = 96 f32 runs six vector steps.
+//! **The epilogue** weighs as much as the k loop when k is short (k = 32 f32 is four 256-bit
+//! steps). The accumulators are summed LANES at a time into one register of sums
+//! ([`Simd::lane_sums`], horizontal adds: 8 f32 sums in 9 instructions, against 6 for each
+//! on its own), scaled as one vector, and written to a column-stored C as runs of four rows
+//! ([`Simd::store_fours`]). Measured against four sums at a time written element by element:
+//! sgemm 4×32×32 +23 %, 4×96×96 +4–13 % (docs/Performance.md, session 26).
+//!
+//! **A's rows not contiguous** (NN, A column-stored): [`dots_gathered`] gathers them into a
+//! stack buffer first, four rows by transposing loads ([`Simd::rows_of_four`]).
 
 use std::mem::MaybeUninit;
 
