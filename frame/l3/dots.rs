@@ -35,9 +35,11 @@ const DOT_K_BLOCK: usize = MAX_DOT_GATHER_K;
 /// tile kernels' short k loops beat the dots kernel's lane sums.
 const DOT_MIN_K_BYTES: usize = 128;
 
-/// The same where the tile kernels waste less: where A's rows are copied first (NN) and C's
-/// columns fill a 256-bit vector (dgemm m = 4) or take two kernel calls (m > 4).
-const DOT_MIN_K_BYTES_COPIED: usize = 512;
+/// The same where the tile kernels waste less: where A's rows are gathered first (NN) and C's
+/// columns fill a 256-bit vector (dgemm m = 4) or take two kernel calls (m > 4). Measured:
+/// dgemm NN m = 4 was level with the tile path at k = 32 and ahead from 48; sgemm NN
+/// m = 5–7 lost at k = 32 and won from 96 (docs/Performance.md, session 26).
+const DOT_MIN_K_BYTES_COPIED: usize = 384;
 
 /// The most rows of C taken (in calls of at most [`MAX_DOT_ROWS`] rows each), where C's
 /// columns are shorter than a 256-bit vector; where they fill one, [`MAX_DOT_ROWS`].
