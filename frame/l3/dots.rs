@@ -1,5 +1,5 @@
 //! Short, wide C whose op(B) has contiguous columns (NN and TN with a column-major B, m of
-//! 2 to [`MAX_DOT_ROWS`]): every element of C is the dot product of a row of op(A) and a
+//! 2 to [`MAX_ROWS`], in kernel calls of at most [`MAX_DOT_ROWS`]): every element of C is the dot product of a row of op(A) and a
 //! contiguous column of op(B), computed by the context's dots kernel (contract: `DotsUkr`
 //! in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
 //! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ.
