@@ -1,4 +1,4 @@
-//! The dots kernel body for real dtypes, written once over [`Simd`] and instantiated by the
+//! The dots kernel body for real dtypes, written once over [`DotSimd`] and instantiated by the
 //! kernel files (`kernels/skx/dots_f32.rs`, …) inside their `#[target_feature]` shells. The
 //! contract is `DotsUkr` in `kernels/mod.rs`: C (m×n, m ≤ 4) := alpha·A·B + beta·C with B's
 //! columns contiguous along k.
@@ -15,17 +15,17 @@
 //!
 //! **The epilogue** weighs as much as the k loop when k is short (k = 32 f32 is four 256-bit
 //! steps). The accumulators are summed LANES at a time into one register of sums
-//! ([`Simd::lane_sums`], horizontal adds: 8 f32 sums in 9 instructions, against 6 for each
+//! ([`DotSimd::lane_sums`], horizontal adds: 8 f32 sums in 9 instructions, against 6 for each
 //! on its own), scaled as one vector, and written to a column-stored C as runs of four rows
-//! ([`Simd::store_fours`]). Measured against four sums at a time written element by element:
+//! ([`DotSimd::store_fours`]). Measured against four sums at a time written element by element:
 //! sgemm 4×32×32 +23 %, 4×96×96 +4–13 % (docs/Performance.md, session 26).
 //!
 //! **A's rows not contiguous** (NN, A column-stored): [`dots_gathered`] gathers them into a
-//! stack buffer first, four rows by transposing loads ([`Simd::rows_of_four`]).
+//! stack buffer first, four rows by transposing loads ([`DotSimd::rows_of_four`]).
 
 use std::mem::MaybeUninit;
 
-use crate::kernels::x86::simd::Simd;
+use crate::kernels::x86::simd::DotSimd;
 use crate::kernels::{DotsUkrArgs, MAX_DOT_GATHER_K, MAX_DOT_ROWS};
 use crate::types::{Element, Scalar};
 
@@ -36,7 +36,7 @@ use crate::types::{Element, Scalar};
 /// The `DotsUkr` contract with `args.cs_a == 1`, called from a function compiled with `V`'s
 /// target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn dots_in_place<V: Simd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+pub(crate) unsafe fn dots_in_place<V: DotSimd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar,
 {
@@ -63,7 +63,7 @@ const GATHER_PITCH: usize = MAX_DOT_GATHER_K + 16;
 
 /// The body for A's rows not contiguous (NN: A column-stored): gathers them into a buffer on
 /// the stack, then [`dots_in_place`]. Four rows of a column-stored A go a register of each
-/// at a time ([`Simd::rows_of_four`]: LANES columns of four elements loaded and transposed);
+/// at a time ([`DotSimd::rows_of_four`]: LANES columns of four elements loaded and transposed);
 /// any other A element by element, column after column.
 ///
 /// A kernel shell calls it from a function of its own (`#[inline(never)]`), so that the
@@ -73,7 +73,7 @@ const GATHER_PITCH: usize = MAX_DOT_GATHER_K + 16;
 /// The `DotsUkr` contract (so `args.k <= MAX_DOT_GATHER_K`), called from a function compiled
 /// with `V`'s target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn dots_gathered<V: Simd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+pub(crate) unsafe fn dots_gathered<V: DotSimd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar,
 {
@@ -142,7 +142,7 @@ unsafe fn gather_rest<T: Element, const R: usize>(
 /// # Safety
 /// As [`dots_in_place`], with `args.m == R` and `G <= 8`.
 #[inline(always)]
-unsafe fn blocks<V: Simd, const R: usize, const G: usize>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+unsafe fn blocks<V: DotSimd, const R: usize, const G: usize>(args: &DotsUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar,
 {
@@ -173,7 +173,7 @@ where
 /// # Safety
 /// As [`dots_in_place`], with `args.m == R` and `j + N <= args.n`.
 #[inline(always)]
-unsafe fn block<V: Simd, const R: usize, const N: usize>(
+unsafe fn block<V: DotSimd, const R: usize, const N: usize>(
     args: &DotsUkrArgs<V::Elem, V::Elem>,
     j: usize,
 ) where
@@ -220,15 +220,15 @@ unsafe fn block<V: Simd, const R: usize, const N: usize>(
 }
 
 /// C[0..R, j..j + N] := alpha·(the accumulators' lane sums) + beta·C. The accumulators are
-/// summed LANES at a time, column by column ([`Simd::lane_sums`]: lane q of a register of
+/// summed LANES at a time, column by column ([`DotSimd::lane_sums`]: lane q of a register of
 /// sums is row q % R of column q / R of its run), and scaled as vectors. Four rows of a
-/// column-stored C take them as runs of four ([`Simd::store_fours`]); any other C element
+/// column-stored C take them as runs of four ([`DotSimd::store_fours`]); any other C element
 /// by element.
 ///
 /// # Safety
 /// As [`block`].
 #[inline(always)]
-unsafe fn write_block<V: Simd, const R: usize, const N: usize>(
+unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
     args: &DotsUkrArgs<V::Elem, V::Elem>,
     j: usize,
     acc: &[[V; N]; R],

@@ -53,86 +53,31 @@ pub(crate) unsafe trait Simd: Copy {
     /// The sum of the lanes, halving the register each step (log2(LANES) dependent adds,
     /// not LANES − 1).
     unsafe fn sum_lanes(v: Self) -> Self::Elem;
+}
+
+/// What the dots body (`dots_real.rs`) needs beyond [`Simd`]: sums across registers, runs of
+/// four elements, and a transposing load of four rows. For the 256-bit types, the only ones
+/// a dots kernel uses: on Zen 4 their FMAs are as fast as 512-bit ones (two a cycle against
+/// one) and their sums cheaper (docs/Performance.md, session 26).
+///
+/// # Safety
+/// As [`Simd`].
+pub(crate) unsafe trait DotSimd: Simd {
     /// A register from `LANES / 4` runs of four elements, lanes 4g..4g + 4 from `at[g]`
-    /// (`at.len() == LANES / 4`): a column block of four rows of a column-stored C. The
-    /// default goes through memory.
-    #[inline(always)]
-    unsafe fn load_fours(at: &[*const Self::Elem]) -> Self
-    where
-        Self::Elem: crate::types::Scalar,
-    {
-        debug_assert_eq!(at.len() * 4, Self::LANES);
-        let mut lanes = [<Self::Elem as crate::types::Element>::zero(); 16];
-        // SAFETY: the trait's contract: each `at[g]` is valid for four elements.
-        unsafe {
-            for (g, &p) in at.iter().enumerate() {
-                std::ptr::copy_nonoverlapping(p, lanes.as_mut_ptr().add(4 * g), 4);
-            }
-            Self::load(lanes.as_ptr())
-        }
-    }
+    /// (`at.len() == LANES / 4`): a column block of four rows of a column-stored C.
+    unsafe fn load_fours(at: &[*const Self::Elem]) -> Self;
     /// Lanes 4g..4g + 4 of `v` to `at[g]` (`at.len() == LANES / 4`), the inverse of
-    /// [`Simd::load_fours`]. The default goes through memory.
-    #[inline(always)]
-    unsafe fn store_fours(v: Self, at: &[*mut Self::Elem])
-    where
-        Self::Elem: crate::types::Scalar,
-    {
-        debug_assert_eq!(at.len() * 4, Self::LANES);
-        let mut lanes = [<Self::Elem as crate::types::Element>::zero(); 16];
-        // SAFETY: the trait's contract: each `at[g]` is valid for four elements.
-        unsafe {
-            Self::store(lanes.as_mut_ptr(), v);
-            for (g, &p) in at.iter().enumerate() {
-                std::ptr::copy_nonoverlapping(lanes.as_ptr().add(4 * g), p, 4);
-            }
-        }
-    }
+    /// [`DotSimd::load_fours`].
+    unsafe fn store_fours(v: Self, at: &[*mut Self::Elem]);
     /// Four registers from `LANES` runs of four elements (`at.len() == LANES`): register i
     /// holds element i of each run, lane q from `at[q]`. Loads four rows of a column-stored
-    /// matrix, LANES columns wide, as rows. The default goes through memory.
-    #[inline(always)]
-    unsafe fn rows_of_four(at: &[*const Self::Elem]) -> [Self; 4]
-    where
-        Self::Elem: crate::types::Scalar,
-    {
-        debug_assert_eq!(at.len(), Self::LANES);
-        let mut rows = [[<Self::Elem as crate::types::Element>::zero(); 16]; 4];
-        // SAFETY: the trait's contract: each `at[q]` is valid for four elements.
-        unsafe {
-            for (q, &p) in at.iter().enumerate() {
-                for (i, row) in rows.iter_mut().enumerate() {
-                    row[q] = *p.add(i);
-                }
-            }
-            [
-                Self::load(rows[0].as_ptr()),
-                Self::load(rows[1].as_ptr()),
-                Self::load(rows[2].as_ptr()),
-                Self::load(rows[3].as_ptr()),
-            ]
-        }
-    }
+    /// matrix, LANES columns wide, as rows.
+    unsafe fn rows_of_four(at: &[*const Self::Elem]) -> [Self; 4];
     /// The sums of the lanes of `LANES` registers, as one register: lane i is the sum of
     /// `v[i]`'s lanes (`v.len() == LANES`). The 256-bit types reduce them together, each
     /// step adding lanes of two registers at once (horizontal adds): 8 f32 sums in 9
-    /// instructions, where [`Simd::sum_lanes`] spends 6 on each. The default sums each
-    /// register on its own.
-    #[inline(always)]
-    unsafe fn lane_sums(v: &[Self]) -> Self
-    where
-        Self::Elem: crate::types::Scalar,
-    {
-        debug_assert_eq!(v.len(), Self::LANES);
-        let mut sums = [<Self::Elem as crate::types::Element>::zero(); 16];
-        // SAFETY: the trait's contract; `sums` has room for LANES ≤ 16 elements.
-        unsafe {
-            for (sum, &x) in sums.iter_mut().zip(v) {
-                *sum = Self::sum_lanes(x);
-            }
-            Self::load(sums.as_ptr())
-        }
-    }
+    /// instructions, where [`Simd::sum_lanes`] spends 6 on each.
+    unsafe fn lane_sums(v: &[Self]) -> Self;
 }
 
 /// How a packed element type reaches a register of `V`: f32 and f64 as they are, bf16 widened
@@ -388,6 +333,10 @@ unsafe impl Simd for Ymm32 {
             _mm_cvtss_f32(_mm_add_ss(quarter, _mm_movehdup_ps(quarter)))
         }
     }
+}
+
+// SAFETY: AVX intrinsics only; callers guarantee the features (module docs).
+unsafe impl DotSimd for Ymm32 {
     #[inline(always)]
     unsafe fn lane_sums(v: &[Self]) -> Self {
         debug_assert_eq!(v.len(), 8);
@@ -519,6 +468,10 @@ unsafe impl Simd for Ymm64 {
             _mm_cvtsd_f64(_mm_add_sd(half, _mm_unpackhi_pd(half, half)))
         }
     }
+}
+
+// SAFETY: AVX intrinsics only; callers guarantee the features (module docs).
+unsafe impl DotSimd for Ymm64 {
     #[inline(always)]
     unsafe fn lane_sums(v: &[Self]) -> Self {
         debug_assert_eq!(v.len(), 4);
@@ -691,11 +644,12 @@ unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
         // SAFETY: the trait's contract.
         unsafe { Y::sum_lanes(v.0) }
     }
+}
+
+// SAFETY: forwards to Y's (`Vl<Y>` is a transparent wrapper of Y).
+unsafe impl<Y: LoadUnderMaskRegister + DotSimd> DotSimd for Vl<Y> {
     #[inline(always)]
-    unsafe fn lane_sums(v: &[Self]) -> Self
-    where
-        Self::Elem: crate::types::Scalar,
-    {
+    unsafe fn lane_sums(v: &[Self]) -> Self {
         // SAFETY: the trait's contract; `Vl<Y>` is a transparent wrapper of Y, so the slice
         // reads as Y's.
         unsafe {
@@ -706,27 +660,18 @@ unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
         }
     }
     #[inline(always)]
-    unsafe fn load_fours(at: &[*const Self::Elem]) -> Self
-    where
-        Self::Elem: crate::types::Scalar,
-    {
-        // SAFETY: the trait's contract.
-        unsafe { Vl(Y::load_fours(at)) }
-    }
-    #[inline(always)]
-    unsafe fn rows_of_four(at: &[*const Self::Elem]) -> [Self; 4]
-    where
-        Self::Elem: crate::types::Scalar,
-    {
+    unsafe fn rows_of_four(at: &[*const Self::Elem]) -> [Self; 4] {
         // SAFETY: the trait's contract.
         let [r0, r1, r2, r3] = unsafe { Y::rows_of_four(at) };
         [Vl(r0), Vl(r1), Vl(r2), Vl(r3)]
     }
     #[inline(always)]
-    unsafe fn store_fours(v: Self, at: &[*mut Self::Elem])
-    where
-        Self::Elem: crate::types::Scalar,
-    {
+    unsafe fn load_fours(at: &[*const Self::Elem]) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::load_fours(at)) }
+    }
+    #[inline(always)]
+    unsafe fn store_fours(v: Self, at: &[*mut Self::Elem]) {
         // SAFETY: the trait's contract.
         unsafe { Y::store_fours(v.0, at) }
     }
