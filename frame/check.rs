@@ -302,6 +302,17 @@ pub struct Comparison {
     pub wrote_outside: Option<usize>,
 }
 
+/// Whether two values are the same, counting any NaN the same as any other NaN.
+fn same_value<T: Scalar>(x: T, y: T) -> bool {
+    x == y || (x.has_nan() && y.has_nan())
+}
+
+/// Whether a buffer holds what it held before (`before`), element by element, NaN for NaN:
+/// a call that declined a problem, or wrote nothing, left it so.
+pub fn unchanged<T: Scalar>(now: &[T], before: &[T]) -> bool {
+    now.len() == before.len() && now.iter().zip(before).all(|(&x, &y)| same_value(x, y))
+}
+
 /// Compares `got` with `want` (both copies of `original`, the buffer before the call), using
 /// the per-element magnitudes from [`gemm_reference`] and depth `k`.
 pub fn compare<T: Scalar>(
@@ -328,12 +339,11 @@ pub fn compare<T: Scalar>(
             });
         }
     }
-    let same = |x: T, y: T| x == y || (x.has_nan() && y.has_nan());
     let wrote_outside = got
         .inside_mask()
         .iter()
         .enumerate()
-        .find(|&(idx, &inside)| !inside && !same(got.buf[idx], original[idx]))
+        .find(|&(idx, &inside)| !inside && !same_value(got.buf[idx], original[idx]))
         .map(|(idx, _)| idx);
     Comparison {
         residual,

@@ -9,20 +9,22 @@
 //! compose, C's elements are distinct since LDC ≥ M), so what is left here is whether C's
 //! bytes lie apart from A's and B's, tested on the column-major arrays directly.
 //!
-//! The dispatch is `gemm_front`'s: the same problems reach the same kernel calls (a row of
-//! tiles is the sup path's tile loop for it), and anything else (alpha = 0, k = 0, a gemv
+//! The dispatch is `gemm_front`'s own (`gemm_shortcuts`: a short, wide C with op(B)'s
+//! columns contiguous as dot products, then the row of tiles), so the same problems reach the
+//! same kernel calls, and anything else (alpha = 0, k = 0, a gemv
 //! shape, several rows of tiles, arrays whose spans meet) takes the usual path, which tells
 //! an overlap from arrays that merely interleave.
 
 use crate::blas::gemm::{GemmArgs, op};
 use crate::cntx::Cntx;
-use crate::l3::dots::gemm_dots;
-use crate::l3::one_tile::{ONE_TILE_MAX_K, ROW_TILES, gemm_row_of_tiles};
+use crate::l3::gemm::gemm_shortcuts;
+use crate::l3::one_tile::{ONE_TILE_MAX_K, ROW_TILES};
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
-/// Computes the call as sup kernel calls when it is one row of at most [`ROW_TILES`]
-/// tiles of `cntx`'s kernel and C's bytes lie apart from A's and B's, and returns true;
+/// Computes the call through `gemm_front`'s shortcuts (dot products, or sup kernel calls)
+/// when it is one row of at most [`ROW_TILES`] tiles of `cntx`'s kernel that one of them
+/// takes and C's bytes lie apart from A's and B's, and returns true;
 /// returns false, having touched nothing, otherwise.
 ///
 /// # Safety
@@ -68,12 +70,10 @@ where
         )
     };
     let (a, b) = (op(a, args.transa), op(b, args.transb));
-    // gemm_front's order: dot products first (frame/l3/dots.rs), on this thread (a row of
-    // tiles is below any thread threshold).
-    if let Some(result) = gemm_dots(None, kernel, args.alpha, &a, &b, args.beta, &mut c) {
-        return result.is_ok();
-    }
-    gemm_row_of_tiles(kernel, args.alpha, &a, &b, args.beta, &mut c)
+    // gemm_front's own shortcuts, on this thread (a row of tiles is below any thread
+    // threshold).
+    gemm_shortcuts(None, kernel, args.alpha, &a, &b, args.beta, &mut c)
+        .is_some_and(|result| result.is_ok())
 }
 
 /// The bytes `[start, end)` of a column-major `rows`×`cols` array (both at least 1) with
@@ -243,10 +243,7 @@ mod tests {
             assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
         } else {
             assert!(
-                c.buf
-                    .iter()
-                    .zip(&original)
-                    .all(|(&x, &y)| x == y || (x.has_nan() && y.has_nan())),
+                check::unchanged(&c.buf, &original),
                 "{what}: declined but changed C"
             );
         }

@@ -289,10 +289,7 @@ mod tests {
                         assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
                     } else {
                         assert!(
-                            c.buf
-                                .iter()
-                                .zip(&original)
-                                .all(|(&x, &y)| x == y || (x.has_nan() && y.has_nan())),
+                            check::unchanged(&c.buf, &original),
                             "{what}: declined but changed C"
                         );
                     }

@@ -93,14 +93,8 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_by_columns(gemv, alpha, &bt, &at, beta, &mut c.rb().t());
         }
     }
-    // A short, wide C whose op(B) has contiguous columns, or its transpose: dot products
-    // (frame/l3/dots.rs).
-    if let Some(result) = gemm_dots(Some((cntx, rntm)), kernel, alpha, a, b, beta, c) {
+    if let Some(result) = gemm_shortcuts(Some((cntx, rntm)), kernel, alpha, a, b, beta, c) {
         return result;
-    }
-    // One row of a few tiles: straight to the sup kernel (frame/l3/one_tile.rs).
-    if gemm_row_of_tiles(kernel, alpha, a, b, beta, c) {
-        return Ok(());
     }
     // Cᵀ = op(B)ᵀ·op(A)ᵀ: when C's storage is the opposite of what the kernel writes
     // fastest, solve the transposed problem instead, so the kernel sees its favourite layout
@@ -118,6 +112,29 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return gemm_oriented(cntx, kernel, alpha, &bt, &at, beta, &mut c.rb().t(), rntm);
     }
     gemm_oriented(cntx, kernel, alpha, a, b, beta, c, rntm)
+}
+
+/// The paths a problem takes before the thread plan and the orientation, in this order: a
+/// short, wide C whose op(B) has contiguous columns (or its transpose) as dot products
+/// (`frame/l3/dots.rs`), then one row of a few sup tiles straight to the sup kernel
+/// (`frame/l3/one_tile.rs`). Returns the result of the one that took the problem, or `None`,
+/// having touched nothing. Shared by [`gemm_front`] and the BLAS entry points' shortcut
+/// (`frame/blas/one_tile.rs`), so that both take the same calls the same way; `threads` as
+/// for `gemm_dots` (`None`: the calling thread).
+#[inline(always)]
+pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    if let Some(result) = gemm_dots(threads, kernel, alpha, a, b, beta, c) {
+        return Some(result);
+    }
+    gemm_row_of_tiles(kernel, alpha, a, b, beta, c).then_some(Ok(()))
 }
 
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns

@@ -29,6 +29,10 @@ use crate::kernels::x86::simd::DotSimd;
 use crate::kernels::{DotsUkrArgs, MAX_DOT_GATHER_K, MAX_DOT_ROWS};
 use crate::types::{Element, Scalar};
 
+/// The most lanes of a [`DotSimd`] register (its contract), the length of the bodies' arrays
+/// of lanes and registers.
+const MAX_LANES: usize = 16;
+
 /// The body for A's rows contiguous (`args.cs_a == 1`), dispatching on the row count and
 /// the register file. See the module docs.
 ///
@@ -86,8 +90,8 @@ where
     unsafe {
         let column = |p: usize| args.a.offset(p as isize * args.cs_a);
         let mut p = 0;
-        if m == 4 && args.rs_a == 1 && V::LANES <= 16 {
-            let mut columns = [std::ptr::null(); 16];
+        if m == 4 && args.rs_a == 1 {
+            let mut columns = [std::ptr::null(); MAX_LANES];
             while p + V::LANES <= k {
                 for (q, at) in columns.iter_mut().enumerate().take(V::LANES) {
                     *at = column(p + q);
@@ -236,14 +240,14 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
     V::Elem: Scalar,
 {
     let beta_is_zero = args.beta.is_zero();
-    let by_fours = R == 4 && args.rs_c == 1 && V::LANES % 4 == 0 && V::LANES <= 16;
+    let by_fours = R == 4 && args.rs_c == 1;
     let column = |c: usize| args.c.wrapping_offset((j + c) as isize * args.cs_c);
-    let mut sums = [V::Elem::zero(); 16];
+    let mut sums = [V::Elem::zero(); MAX_LANES];
     let mut q0 = 0;
     // SAFETY: the caller's; C's elements are the block's, (r, c) with r < R, c < N.
     unsafe {
         let (alpha, beta) = (V::splat(args.alpha), V::splat(args.beta));
-        let mut run = [V::zero(); 16];
+        let mut run = [V::zero(); MAX_LANES];
         while q0 < R * N {
             let lanes = V::LANES.min(R * N - q0);
             for (q, x) in run.iter_mut().enumerate().take(V::LANES) {
@@ -256,8 +260,8 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
             let scaled = V::mul(alpha, V::lane_sums(&run[..V::LANES]));
             if by_fours && lanes == V::LANES {
                 // Lanes 4g..4g + 4 are the four rows of column q0/4 + g.
-                let mut to = [std::ptr::null_mut(); 4];
-                let mut from = [std::ptr::null(); 4];
+                let mut to = [std::ptr::null_mut(); MAX_LANES / 4];
+                let mut from = [std::ptr::null(); MAX_LANES / 4];
                 for g in 0..V::LANES / 4 {
                     to[g] = column(q0 / 4 + g);
                     from[g] = to[g].cast_const();

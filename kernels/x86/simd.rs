@@ -60,6 +60,8 @@ pub(crate) unsafe trait Simd: Copy {
 /// a dots kernel uses: on Zen 4 their FMAs are as fast as 512-bit ones (two a cycle against
 /// one) and their sums cheaper (docs/Performance.md, session 26).
 ///
+/// `LANES` is a multiple of 4 and at most 16.
+///
 /// # Safety
 /// As [`Simd`].
 pub(crate) unsafe trait DotSimd: Simd {
