@@ -212,8 +212,9 @@ pub struct GemvUkrArgs<A: Element, B: Element> {
 /// `beta == 0`), and the CPU must have the features of the configuration that registered it.
 pub type GemvUkr<A, B> = unsafe fn(&GemvUkrArgs<A, B>);
 
-/// The most rows of C a dots kernel call computes ([`DotsUkrArgs::m`]).
-pub const MAX_DOT_ROWS: usize = 4;
+/// The most rows of C a dots kernel call computes ([`DotsUkrArgs::m`]). Kernels whose
+/// register file holds no block that tall make more than one pass over B.
+pub const MAX_DOT_ROWS: usize = 8;
 
 /// The longest k a dots kernel call takes when A's rows are not contiguous (it gathers them
 /// into a buffer of its own first).

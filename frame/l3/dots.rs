@@ -1,7 +1,8 @@
-//! Short, wide C whose op(B) has contiguous columns (NN and TN with a column-major B, m of
-//! 2 to [`MAX_ROWS`], in kernel calls of at most [`MAX_DOT_ROWS`]): every element of C is the dot product of a row of op(A) and a
-//! contiguous column of op(B), computed by the context's dots kernel (contract: `DotsUkr`
-//! in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
+//! Short, wide C whose op(B) has contiguous columns (NN and TN with a column-major B, 2 to
+//! [`MAX_DOT_ROWS`] rows in a column shorter than [`MAX_C_COLUMN_BYTES`]: sgemm m = 2–8,
+//! dgemm 2–7): every element of C is the dot product of a row of op(A) and a contiguous
+//! column of op(B), computed by the context's dots kernel in one call per k block
+//! (contract: `DotsUkr` in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
 //! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ.
 //!
 //! The tile kernels compute such a C badly: their vectors run down C's columns, a few
@@ -28,38 +29,50 @@ use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// The longest k block, in elements: four rows of it take 8 KiB of f32 or 16 KiB of f64,
-/// a share of L1 next to the B columns streaming through.
+/// a share of L1 next to the B columns streaming through. Seven rows of f64 take 28 KiB;
+/// blocks of at most 16 KiB of A were level with it or 1–7 % behind (dgemm 5–7×256×1024 and
+/// 7×1024×512, sgemm 7–8 rows).
 const DOT_K_BLOCK: usize = MAX_DOT_GATHER_K;
 
 /// The shortest k, in bytes of a row, a problem needs to take the dots path. Below it the
 /// tile kernels' short k loops beat the dots kernel's lane sums.
 const DOT_MIN_K_BYTES: usize = 128;
 
-/// The same where the tile kernels waste less: where A's rows are gathered first (NN) and C's
-/// columns fill a 256-bit vector (dgemm m = 4) or take two kernel calls (m > 4). Measured:
-/// dgemm NN m = 4 was level with the tile path at k = 32 and ahead from 48; sgemm NN
-/// m = 5–7 lost at k = 32 and won from 96 (docs/Performance.md, session 26).
+/// The same where the tile kernels waste less or the dots kernel does more per element of
+/// C: where A's rows are gathered first (NN) and C's columns fill a 256-bit vector (dgemm
+/// m ≥ 4). Measured: dgemm NN m = 4 was level with the tile path at k = 32 and ahead from
+/// 48; m = 5–7 level at 32, and at 48 ahead for m = 5, 6 (+11–28 %), behind for 7 (−10 %).
 const DOT_MIN_K_BYTES_COPIED: usize = 384;
 
-/// The most rows of C taken (in calls of at most [`MAX_DOT_ROWS`] rows each), where C's
-/// columns are shorter than a 256-bit vector; where they fill one, [`MAX_DOT_ROWS`].
-const MAX_ROWS: usize = 7;
+/// The same for seven rows or more, or six gathered (block of 6 or 7 rows: its epilogue
+/// writes C element by element). Measured against the tile path: sgemm NN m = 6 level at
+/// k = 48 and +18 % at 64, m = 7 −16 % at 48, −7 % at 64, level at 80; dgemm TN m = 7
+/// −13 % at k = 16, −7 % at 24, +3 % at 32; m = 5, 6 ahead from k = 16–24.
+const DOT_MIN_K_BYTES_MANY_ROWS: usize = 256;
+
+/// C's columns must be shorter than this many bytes: a column that fills a 512-bit vector
+/// (dgemm m = 8) goes to the tile kernels, which were ahead there on skx and on haswell
+/// (two 256-bit vectors), by 4–25 %; sgemm m = 8 was 0.94–1.22× them on both.
+const MAX_C_COLUMN_BYTES: usize = 64;
 
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
-/// 2 to [`MAX_ROWS`] rows (one row is a gemv), and k long enough. Measured against the
+/// 2 to [`MAX_DOT_ROWS`] rows (one row is a gemv) in a column shorter than
+/// [`MAX_C_COLUMN_BYTES`], and k long enough. Measured against the
 /// tile kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short, wide C as dot
 /// products").
 fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>) -> bool {
     const VECTOR_BYTES: usize = 32;
     let fills_vector = m * size_of::<A>() >= VECTOR_BYTES;
-    let max_rows = if fills_vector { MAX_DOT_ROWS } else { MAX_ROWS };
+    let max_rows = (MAX_C_COLUMN_BYTES - 1) / size_of::<A>();
     let copied = a.col_stride() != 1;
-    let min_k_bytes = if copied && (fills_vector || m > MAX_DOT_ROWS) {
+    let min_k_bytes = if copied && fills_vector {
         DOT_MIN_K_BYTES_COPIED
+    } else if m >= 7 || (copied && m >= 6) {
+        DOT_MIN_K_BYTES_MANY_ROWS
     } else {
         DOT_MIN_K_BYTES
     };
-    (2..=max_rows).contains(&m)
+    (2..=max_rows.min(MAX_DOT_ROWS)).contains(&m)
         && b.row_stride() == 1
         && !a.is_conj()
         && !b.is_conj()
@@ -85,7 +98,7 @@ pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
     let short_k = a.ncols() * size_of::<A>().min(size_of::<B>()) < DOT_MIN_K_BYTES;
-    if short_k || c.nrows().min(c.ncols()) > MAX_ROWS {
+    if short_k || c.nrows().min(c.ncols()) > MAX_DOT_ROWS {
         return None;
     }
     gemm_dots_if_suited(threads, kernel, alpha, a, b, beta, c)
@@ -154,7 +167,7 @@ fn dots_on_threads<A: GemmPair<B>, B: Element>(
 
 /// The problem on the calling thread: the kernel on each k block of at most [`DOT_K_BLOCK`]
 /// (blocks of equal length but for rounding), C getting beta from the first block and
-/// accumulating after, and on the rows in calls of at most [`MAX_DOT_ROWS`].
+/// accumulating after.
 fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     dots: DotsUkr<A, B>,
     alpha: A::Acc,
@@ -164,10 +177,8 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
 ) {
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
-    debug_assert!((1..=MAX_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
+    debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
     let block_len = k.div_ceil(k.div_ceil(DOT_K_BLOCK));
-    // Rows in calls of at most MAX_DOT_ROWS, as even as they go (7 = 4 + 3, 6 = 3 + 3).
-    let row_len = m.div_ceil(m.div_ceil(MAX_DOT_ROWS));
     let mut args = DotsUkrArgs {
         m,
         n,
@@ -188,22 +199,13 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
         let kb = block_len.min(k - p0);
         args.k = kb;
         // Column p0 of A, row p0 of B: inside their views (p0 < k).
-        let a_block = a.as_ptr().wrapping_offset(p0 as isize * a.col_stride());
+        args.a = a.as_ptr().wrapping_offset(p0 as isize * a.col_stride());
         args.b = b.as_ptr().wrapping_add(p0);
-        let mut i0 = 0;
-        while i0 < m {
-            args.m = row_len.min(m - i0);
-            // Row i0 of the block's A and of C: inside them (i0 < m).
-            args.a = a_block.wrapping_offset(i0 as isize * a.row_stride());
-            args.c = c.ptr_at(i0, 0);
-            // SAFETY: the `DotsUkr` contract: rows i0.. (at most MAX_DOT_ROWS) of A over
-            // kb ≥ 1 columns (at most MAX_DOT_GATHER_K = DOT_K_BLOCK) in its checked view,
-            // B's n columns contiguous over rows p0..p0 + kb of its checked view (unit row
-            // stride), the same rows of C, a checked, exclusively borrowed view; the
-            // context's kernel runs on this CPU.
-            unsafe { dots(&args) };
-            i0 += args.m;
-        }
+        // SAFETY: the `DotsUkr` contract: A's m ≤ MAX_DOT_ROWS rows over kb ≥ 1 columns (at
+        // most MAX_DOT_GATHER_K = DOT_K_BLOCK) in its checked view, B's n columns contiguous
+        // over rows p0..p0 + kb of its checked view (unit row stride), C a checked,
+        // exclusively borrowed view; the context's kernel runs on this CPU.
+        unsafe { dots(&args) };
         args.beta = A::Acc::one();
         p0 += kb;
     }
@@ -221,8 +223,8 @@ mod tests {
     }
 
     /// Straight through `gemm_dots` on every configuration with a dots kernel: the shapes the
-    /// path exists for must be taken and match the reference (with a second k block, rows
-    /// in two calls, C of every storage, alpha/beta classes with NaN in C under beta = 0),
+    /// path exists for must be taken and match the reference (with a second k block, C of
+    /// every storage, alpha/beta classes with NaN in C under beta = 0),
     /// writing nothing outside C; the others must be declined with C untouched.
     fn taken_where_meant_and_matching<T>()
     where
@@ -237,28 +239,32 @@ mod tests {
                 continue;
             }
             contexts += 1;
-            let short_rows = 32 / size_of::<T>() - 1;
             let long = k_of::<T>(512);
-            // (m, k, op(A), op(B) stored as, taken)
+            // The rule, restated: C's columns under 64 bytes; k from 128 bytes, from 256 for
+            // seven rows or six gathered, from 384 gathered into columns of 32 bytes or more.
+            let meant = |m: usize, k: usize, op_a: Op| {
+                let bytes = m * size_of::<T>();
+                let gathered = op_a == Op::N;
+                let min_k_bytes = if gathered && bytes >= 32 {
+                    384
+                } else if m >= 7 || (gathered && m >= 6) {
+                    256
+                } else {
+                    128
+                };
+                (2..=MAX_DOT_ROWS).contains(&m) && bytes < 64 && k * size_of::<T>() >= min_k_bytes
+            };
+            // (m, k, op(A), op(B) stored as, taken): k on each side of each threshold, past
+            // two k blocks, and the longest a gathered A takes in one.
             let mut shapes = vec![];
-            for m in 2..=MAX_DOT_ROWS {
-                for k in [k_of::<T>(128), long, 2 * DOT_K_BLOCK + 3] {
-                    // Copied rows that fill a 256-bit vector: only from the longer k.
-                    let fills_vector = m > short_rows;
-                    shapes.push((m, k, Op::N, Storage::Col, !fills_vector || k >= long));
-                    shapes.push((m, k, Op::T, Storage::Col, true));
+            for m in 1..=MAX_DOT_ROWS + 1 {
+                let ks = [64, 128, 252, 256, 380, 384, 512].map(k_of::<T>);
+                for k in ks.into_iter().chain([2 * DOT_K_BLOCK + 3]) {
+                    for op_a in [Op::N, Op::T] {
+                        shapes.push((m, k, op_a, Storage::Col, meant(m, k, op_a)));
+                    }
                 }
             }
-            for m in MAX_DOT_ROWS + 1..=short_rows.min(MAX_ROWS) {
-                shapes.push((m, long, Op::N, Storage::Col, true));
-                shapes.push((m, k_of::<T>(128), Op::T, Storage::Col, true));
-                // Copied and in two calls: only from the longer k.
-                shapes.push((m, k_of::<T>(128), Op::N, Storage::Col, false));
-            }
-            shapes.push((1, long, Op::N, Storage::Col, false));
-            let too_many = short_rows.clamp(MAX_DOT_ROWS, MAX_ROWS) + 1;
-            shapes.push((too_many, long, Op::T, Storage::Col, false));
-            shapes.push((3, k_of::<T>(64), Op::T, Storage::Col, false));
             // op(B)'s rows contiguous (B row-stored): not this path's.
             shapes.push((3, long, Op::T, Storage::Row, false));
             for (case, &(m, k, op_a, st_b, meant)) in shapes.iter().enumerate() {
@@ -300,6 +306,86 @@ mod tests {
         if cfg!(target_arch = "x86_64") && crate::sandbox::ACTIVE.is_none() {
             assert!(contexts > 0, "no configuration has a dots kernel");
         }
+    }
+
+    /// Every context's dots kernel, called directly, on every row count its contract takes
+    /// (whether or not `suits` sends it there): A in place and gathered (column-stored and
+    /// general), k around the register widths and up to the longest gathered, C of every
+    /// storage, beta 0 (NaN in C), 1 and other; nothing written outside C.
+    fn kernel_matches_on_every_row_count<T>()
+    where
+        T: GemmPair<T, Acc = T> + Scalar,
+    {
+        let mut rng = Rng::new(33);
+        let values = Values::SmallIntegers;
+        for cntx in supported_contexts() {
+            let Some(dots) = T::kernel(cntx).dots() else {
+                continue;
+            };
+            let mut case = 0;
+            for m in 1..=MAX_DOT_ROWS {
+                for k in [1, 3, 8, 17, 64, 101, MAX_DOT_GATHER_K] {
+                    for (st_a, n, st_c) in [
+                        (Storage::Row, 13, Storage::Col),
+                        (Storage::Col, 9, Storage::Row),
+                        (Storage::Gen, 5, Storage::Gen),
+                        (Storage::Col, 4, Storage::Col),
+                    ] {
+                        case += 1;
+                        let a = TestMatrix::<T>::random(&mut rng, values, m, k, st_a);
+                        let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Col);
+                        let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
+                        let alpha = [T::one(), rng.value(values)][case % 2];
+                        let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
+                        if beta.is_zero() {
+                            c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
+                        }
+                        let original = c.buf.clone();
+                        let mut want = c.clone();
+                        let (av, bv) = (a.view(), b.view());
+                        let magnitude = check::gemm_reference(
+                            &av.scaled(alpha),
+                            &bv,
+                            &mut want.view_mut().with_beta(beta),
+                        );
+                        let cv = c.view_mut();
+                        let args = DotsUkrArgs {
+                            m,
+                            n,
+                            k,
+                            alpha,
+                            a: av.as_ptr(),
+                            rs_a: av.row_stride(),
+                            cs_a: av.col_stride(),
+                            b: bv.as_ptr(),
+                            cs_b: bv.col_stride(),
+                            beta,
+                            c: cv.ptr_at(0, 0),
+                            rs_c: cv.row_stride(),
+                            cs_c: cv.col_stride(),
+                        };
+                        // SAFETY: the views describe the m×k, k×n (unit row stride) and m×n
+                        // matrices in their buffers; m ≤ MAX_DOT_ROWS and k ≤
+                        // MAX_DOT_GATHER_K; the context is supported on this CPU.
+                        unsafe { dots(&args) };
+                        let what = format!("{}: {m}×{n}×{k} A {st_a:?} C {st_c:?}", cntx.name());
+                        let got = check::compare(&c, &want, &original, &magnitude, k);
+                        assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                        assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_matches_on_every_row_count_f32() {
+        kernel_matches_on_every_row_count::<f32>();
+    }
+
+    #[test]
+    fn kernel_matches_on_every_row_count_f64() {
+        kernel_matches_on_every_row_count::<f64>();
     }
 
     #[test]

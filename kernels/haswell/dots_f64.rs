@@ -1,4 +1,4 @@
-//! dgemm dots kernel for AVX2 + FMA (haswell): C (m×n, m ≤ 4) := alpha·A·B + beta·C with A's
+//! dgemm dots kernel for AVX2 + FMA (haswell): C (m×n, m ≤ 8) := alpha·A·B + beta·C with A's
 //! rows and B's columns contiguous along k, each element of C one dot product. For short,
 //! wide C whose B has contiguous columns (`frame/l3/dots.rs`).
 //!

@@ -1,6 +1,6 @@
 //! The dots kernel body for real dtypes, written once over [`DotSimd`] and instantiated by the
 //! kernel files (`kernels/skx/dots_f32.rs`, …) inside their `#[target_feature]` shells. The
-//! contract is `DotsUkr` in `kernels/mod.rs`: C (m×n, m ≤ 4) := alpha·A·B + beta·C with B's
+//! contract is `DotsUkr` in `kernels/mod.rs`: C (m×n, m ≤ 8) := alpha·A·B + beta·C with B's
 //! columns contiguous along k.
 //!
 //! Every element of C is the dot product of a row of A and a column of B, so the vectors run
@@ -8,10 +8,12 @@
 //! columns of B, and adds their R·G products into R·G accumulators, one per element of that
 //! R×G block of C. Every lane of every FMA is useful, where a tile kernel's column vectors of
 //! a short C are mostly masked off. A's rows are loaded again for each block of G columns,
-//! from L1. The block is as wide as the register file allows: R·G accumulators, R rows and
-//! one column of B in registers (32 registers: 4×4, 3×8, 2×8; 16: 4×2, 3×3, 2×6). 4×6 on 32
-//! registers was 8–20 % slower than 4×4. The columns left over (fewer than G) are one block
-//! of their own width.
+//! from L1. The block is as large as the register file allows: R·G accumulators, the shorter
+//! side's registers held and one register of the longer side streaming past them
+//! ([`k_step`]). 32 registers: 1×8, 2×8, 3×8, 4×4, 5×4, 6×4, 7×3, 8×2 (4×6 was 8–20 % slower
+//! than 4×4; dgemm 8×3 ran at under half the speed of 8×2). 16 registers: 1×8, 2×6, 3×3, 4×2,
+//! and more than four rows in two passes over B (rows split evenly). The columns left over
+//! (fewer than G) are one block of their own width.
 //!
 //! **The epilogue** weighs as much as the k loop when k is short (k = 32 f32 is four 256-bit
 //! steps). The accumulators are summed LANES at a time into one register of sums
@@ -21,7 +23,9 @@
 //! sgemm 4×32×32 +23 %, 4×96×96 +4–13 % (docs/Performance.md, session 26).
 //!
 //! **A's rows not contiguous** (NN, A column-stored): [`dots_gathered`] gathers them into a
-//! stack buffer first, four rows by transposing loads ([`DotSimd::rows_of_four`]).
+//! stack buffer first, four rows at a time by transposing loads ([`DotSimd::rows_of_four`]).
+//! The buffer is aligned to a cache line: on the stack's 8-byte alignment the kernel ran
+//! 6–18 % slower on the gathered rows than on the same rows in place (dgemm 4–8×256×256).
 
 use std::mem::MaybeUninit;
 
@@ -46,17 +50,58 @@ where
 {
     debug_assert!(args.m >= 1 && args.m <= MAX_DOT_ROWS && args.cs_a == 1);
     debug_assert!(args.n >= 1 && args.k >= 1);
-    let wide = V::REGISTERS >= 32;
+    if V::REGISTERS < 32 {
+        // SAFETY: passed on; past four rows, each pass is the contract on its rows of A and
+        // C (row `upper` lies inside both, as upper < m).
+        unsafe {
+            if args.m <= 4 {
+                up_to_four_rows::<V>(args);
+            } else {
+                // No block of more than four rows fits in 16 registers: two passes over B.
+                let upper = args.m.div_ceil(2);
+                up_to_four_rows::<V>(&DotsUkrArgs { m: upper, ..*args });
+                up_to_four_rows::<V>(&DotsUkrArgs {
+                    m: args.m - upper,
+                    a: args.a.offset(upper as isize * args.rs_a),
+                    c: args.c.offset(upper as isize * args.rs_c),
+                    ..*args
+                });
+            }
+        }
+        return;
+    }
     // SAFETY: passed on, with R = m.
     unsafe {
-        match (args.m, wide) {
-            (1, _) => blocks::<V, 1, 8>(args),
-            (2, true) => blocks::<V, 2, 8>(args),
-            (2, false) => blocks::<V, 2, 6>(args),
-            (3, true) => blocks::<V, 3, 8>(args),
-            (3, false) => blocks::<V, 3, 3>(args),
-            (_, true) => blocks::<V, 4, 4>(args),
-            (_, false) => blocks::<V, 4, 2>(args),
+        match args.m {
+            1 => blocks::<V, 1, 8>(args),
+            2 => blocks::<V, 2, 8>(args),
+            3 => blocks::<V, 3, 8>(args),
+            4 => blocks::<V, 4, 4>(args),
+            5 => blocks::<V, 5, 4>(args),
+            6 => blocks::<V, 6, 4>(args),
+            7 => blocks::<V, 7, 3>(args),
+            _ => blocks::<V, 8, 2>(args),
+        }
+    }
+}
+
+/// [`dots_in_place`] on a register file of 16, for at most four rows.
+///
+/// # Safety
+/// As [`dots_in_place`], with `args.m <= 4`.
+#[inline(always)]
+unsafe fn up_to_four_rows<V: DotSimd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    debug_assert!(args.m >= 1 && args.m <= 4);
+    // SAFETY: passed on, with R = m.
+    unsafe {
+        match args.m {
+            1 => blocks::<V, 1, 8>(args),
+            2 => blocks::<V, 2, 6>(args),
+            3 => blocks::<V, 3, 3>(args),
+            _ => blocks::<V, 4, 2>(args),
         }
     }
 }
@@ -83,31 +128,39 @@ where
 {
     let (m, k) = (args.m, args.k);
     debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && (1..=MAX_DOT_GATHER_K).contains(&k));
-    let mut rows = MaybeUninit::<[[V::Elem; GATHER_PITCH]; MAX_DOT_ROWS]>::uninit();
+    let mut rows = MaybeUninit::<Aligned<[[V::Elem; GATHER_PITCH]; MAX_DOT_ROWS]>>::uninit();
     let rows = rows.as_mut_ptr().cast::<V::Elem>();
     // SAFETY: A's reads are its m×k elements; the buffer's writes stay in its m rows' first
     // k elements, all of which are written before `dots_in_place` reads them.
     unsafe {
         let column = |p: usize| args.a.offset(p as isize * args.cs_a);
-        let mut p = 0;
-        if m == 4 && args.rs_a == 1 {
-            let mut columns = [std::ptr::null(); MAX_LANES];
+        // Rows 0..fours by fours, k in registers' widths; what is left element by element.
+        let fours = if args.rs_a == 1 { m / 4 * 4 } else { 0 };
+        let mut columns = [std::ptr::null(); MAX_LANES];
+        for i0 in (0..fours).step_by(4) {
+            let mut p = 0;
             while p + V::LANES <= k {
                 for (q, at) in columns.iter_mut().enumerate().take(V::LANES) {
-                    *at = column(p + q);
+                    *at = column(p + q).add(i0);
                 }
                 let four = V::rows_of_four(&columns[..V::LANES]);
                 for (i, row) in four.into_iter().enumerate() {
-                    V::store(rows.add(i * GATHER_PITCH + p), row);
+                    V::store(rows.add((i0 + i) * GATHER_PITCH + p), row);
                 }
                 p += V::LANES;
             }
+            gather_rows::<V::Elem, 4>(args, i0, p, rows);
         }
-        match m {
-            1 => gather_rest::<V::Elem, 1>(args, p, rows),
-            2 => gather_rest::<V::Elem, 2>(args, p, rows),
-            3 => gather_rest::<V::Elem, 3>(args, p, rows),
-            _ => gather_rest::<V::Elem, 4>(args, p, rows),
+        match m - fours {
+            0 => {}
+            1 => gather_rows::<V::Elem, 1>(args, fours, 0, rows),
+            2 => gather_rows::<V::Elem, 2>(args, fours, 0, rows),
+            3 => gather_rows::<V::Elem, 3>(args, fours, 0, rows),
+            4 => gather_rows::<V::Elem, 4>(args, fours, 0, rows),
+            5 => gather_rows::<V::Elem, 5>(args, fours, 0, rows),
+            6 => gather_rows::<V::Elem, 6>(args, fours, 0, rows),
+            7 => gather_rows::<V::Elem, 7>(args, fours, 0, rows),
+            _ => gather_rows::<V::Elem, 8>(args, fours, 0, rows),
         }
         dots_in_place::<V>(&DotsUkrArgs {
             a: rows,
@@ -118,23 +171,31 @@ where
     }
 }
 
-/// Columns `p0..k` of A's R rows into `rows` (row i at `rows + i·GATHER_PITCH`), element by
-/// element, column after column (the R elements of a column-stored A's column are adjacent).
+/// A cache-line-aligned buffer.
+#[repr(align(64))]
+struct Aligned<T>(T);
+
+/// Columns `p0..k` of A's rows `i0..i0 + R` into `rows` (row i at `rows + i·GATHER_PITCH`),
+/// element by element, column after column (the elements of a column-stored A's column are
+/// adjacent).
 ///
 /// # Safety
-/// As [`dots_gathered`], with `args.m == R`.
+/// As [`dots_gathered`], with `i0 + R <= args.m`.
 #[inline(always)]
-unsafe fn gather_rest<T: Element, const R: usize>(
+unsafe fn gather_rows<T: Element, const R: usize>(
     args: &DotsUkrArgs<T, T>,
+    i0: usize,
     p0: usize,
     rows: *mut T,
 ) {
     // SAFETY: the caller's: A's m×k elements are readable, the buffer writable.
     unsafe {
         for p in p0..args.k {
-            let from = args.a.offset(p as isize * args.cs_a);
+            let from = args
+                .a
+                .offset(i0 as isize * args.rs_a + p as isize * args.cs_a);
             for i in 0..R {
-                *rows.add(i * GATHER_PITCH + p) = *from.offset(i as isize * args.rs_a);
+                *rows.add((i0 + i) * GATHER_PITCH + p) = *from.offset(i as isize * args.rs_a);
             }
         }
     }
@@ -194,32 +255,50 @@ unsafe fn block<V: DotSimd, const R: usize, const N: usize>(
         let mut acc = [[V::zero(); N]; R];
         let mut p = 0;
         while p + V::LANES <= k {
-            let mut rows = [V::zero(); R];
-            for (row, a) in rows.iter_mut().zip(a) {
-                *row = V::load(a.add(p));
-            }
-            for (c, b) in b.iter().enumerate() {
-                let column = V::load(b.add(p));
-                for (acc, row) in acc.iter_mut().zip(rows) {
-                    acc[c] = V::fma(row, column, acc[c]);
-                }
-            }
+            k_step(&mut acc, &a, &b, |x| V::load(x.add(p)));
             p += V::LANES;
         }
         if p < k {
             let mask = V::mask(k - p);
-            let mut rows = [V::zero(); R];
-            for (row, a) in rows.iter_mut().zip(a) {
-                *row = V::load_masked(a.add(p), mask);
-            }
-            for (c, b) in b.iter().enumerate() {
-                let column = V::load_masked(b.add(p), mask);
-                for (acc, row) in acc.iter_mut().zip(rows) {
+            k_step(&mut acc, &a, &b, |x| V::load_masked(x.add(p), mask));
+        }
+        write_block::<V, R, N>(args, j, &acc);
+    }
+}
+
+/// One step along k: the R·N products of a register of each of A's R rows and B's N
+/// columns, `load` reading the register from where a row or column starts. The shorter side
+/// is held in registers while the longer one streams past it, one register at a time, so
+/// that a block needs R·N + min(R, N) + 1 registers (6×4: 29).
+///
+/// # Safety
+/// `load` must be sound on each of `a` and `b`, and the caller provide `V`'s target features.
+#[inline(always)]
+unsafe fn k_step<V: DotSimd, const R: usize, const N: usize>(
+    acc: &mut [[V; N]; R],
+    a: &[*const V::Elem; R],
+    b: &[*const V::Elem; N],
+    load: impl Fn(*const V::Elem) -> V,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        if R <= N {
+            let rows: [V; R] = std::array::from_fn(|r| load(a[r]));
+            for (c, &b) in b.iter().enumerate() {
+                let column = load(b);
+                for (acc, &row) in acc.iter_mut().zip(&rows) {
                     acc[c] = V::fma(row, column, acc[c]);
                 }
             }
+        } else {
+            let columns: [V; N] = std::array::from_fn(|c| load(b[c]));
+            for (acc, &a) in acc.iter_mut().zip(a) {
+                let row = load(a);
+                for (acc, &column) in acc.iter_mut().zip(&columns) {
+                    *acc = V::fma(row, column, *acc);
+                }
+            }
         }
-        write_block::<V, R, N>(args, j, &acc);
     }
 }
 
@@ -240,7 +319,7 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
     V::Elem: Scalar,
 {
     let beta_is_zero = args.beta.is_zero();
-    let by_fours = R == 4 && args.rs_c == 1;
+    let by_fours = R.is_multiple_of(4) && args.rs_c == 1;
     let column = |c: usize| args.c.wrapping_offset((j + c) as isize * args.cs_c);
     let mut sums = [V::Elem::zero(); MAX_LANES];
     let mut q0 = 0;
@@ -259,11 +338,12 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
             }
             let scaled = V::mul(alpha, V::lane_sums(&run[..V::LANES]));
             if by_fours && lanes == V::LANES {
-                // Lanes 4g..4g + 4 are the four rows of column q0/4 + g.
+                // Lanes 4g..4g + 4 are four rows of one column, from row (q0 + 4g) % R.
                 let mut to = [std::ptr::null_mut(); MAX_LANES / 4];
                 let mut from = [std::ptr::null(); MAX_LANES / 4];
                 for g in 0..V::LANES / 4 {
-                    to[g] = column(q0 / 4 + g);
+                    let q = q0 + 4 * g;
+                    to[g] = column(q / R).add(q % R);
                     from[g] = to[g].cast_const();
                 }
                 let groups = V::LANES / 4;
