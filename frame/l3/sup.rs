@@ -253,6 +253,7 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
 ) {
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     let limits = sup.limits();
+    let first_tile_rows = first_tile_rows(a, cs_a, (m, n), sup.tile());
     let kc = k_block(m, k, size_of::<A>(), limits.k_block_bytes)
         .min(b_k_block(b, limits.max_b_k_span_bytes));
     if kc >= k {
@@ -264,6 +265,7 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
             cs_a,
             b: *b,
             beta,
+            first_tile_rows,
         };
         // SAFETY: A is m×k at unit row stride and column stride cs_a (the caller's promise),
         // B's and C's views are checked (C exclusively borrowed).
@@ -281,6 +283,7 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
             cs_a,
             b: b.submatrix(pc, 0, kb, n),
             beta: if pc == 0 { beta } else { A::Acc::one() },
+            first_tile_rows,
         };
         // SAFETY: as above, for the k slice pc..pc + kb of A and B.
         unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
@@ -336,6 +339,7 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
                     cs_a: mr as isize,
                     b: b.submatrix(pc, 0, kb, n),
                     beta: if pc == 0 { beta } else { A::Acc::one() },
+                    first_tile_rows: mr,
                 };
                 // SAFETY: rows ic..end of the block are the packed panels just written
                 // (unit row stride, column stride MR, MR-aligned tiles from ic), B's and C's
@@ -355,18 +359,56 @@ struct Block<'a, A: GemmPair<B>, B: Element> {
     cs_a: isize,
     b: MatRef<'a, B>,
     beta: A::Acc,
+    /// Rows of the first tile (MR, or fewer to put the later tiles' A on cache lines:
+    /// [`first_tile_rows`]); the rest are MR tall.
+    first_tile_rows: usize,
+}
+
+/// The shortest A, in tiles of MR rows, that starts its tiles on cache lines
+/// ([`first_tile_rows`]). Below it the extra tile cost more than it saved (sgemm 64×8×64,
+/// 96×6×96 and 128×4×128: −5–9 %).
+const LINE_ALIGNED_MIN_TILES: usize = 8;
+
+/// Rows of the first tile of an A read in place (unit row stride, column stride `cs_a`) for
+/// an m×n C: fewer than MR where that puts every later tile's columns on a 64-byte line, so
+/// that no vector load of A straddles two lines. Only where every column starts at the same
+/// offset in a line (`cs_a` a whole number of lines), A is tall enough
+/// ([`LINE_ALIGNED_MIN_TILES`]), and C narrower than a tile (n < NR: few FMAs per load of
+/// A); otherwise MR. Measured (skx, NN, A 16 bytes past a line, against MR-tall tiles
+/// throughout): dgemm 256×4×256 +10 %, 256×8×256 +21–24 %, sgemm +10–13 % (once level);
+/// at n = NR level; on squares of 64–128, where n > NR, −1–2 % dgemm and −5–7 % sgemm 128³,
+/// so they keep MR.
+fn first_tile_rows<A: Element>(
+    a: *const A,
+    cs_a: isize,
+    (m, n): (usize, usize),
+    (mr, nr): (usize, usize),
+) -> usize {
+    const LINE: usize = 64;
+    let size = size_of::<A>();
+    let past_line = a as usize % LINE;
+    let columns_alike = (cs_a.unsigned_abs() * size).is_multiple_of(LINE);
+    let shifts = past_line != 0 && past_line.is_multiple_of(size) && columns_alike;
+    if shifts && m >= LINE_ALIGNED_MIN_TILES * mr && n < nr {
+        (LINE - past_line) / size
+    } else {
+        mr
+    }
 }
 
 /// C[rows, cols] := alpha·A[rows, ..]·B[.., cols] + beta·C[rows, cols] for one k slice, tile
-/// by tile: NR-wide column panels, MR-tall row panels (from `rows.start`) inside each. With
+/// by tile: NR-wide column panels, row panels inside each (from `rows.start`: the block's
+/// `first_tile_rows`, then MR tall). With
 /// `prefetch_c`, each tile of column-stored C is prefetched before its kernel call (C of a
 /// large problem is far from L1: 2–3.5 % on dgemm 640–2000³ with A packed; a small problem's
 /// C is near, and the hints only cost).
 ///
 /// # Safety
 /// For every row i in `rows` the slice of A holds `b.nrows()` readable elements from
-/// `a + i·a_row_step`, `cs_a` apart, with rows i..i+MR adjacent wherever an MR-tall tile
-/// starting at i (from `rows.start`, in steps of MR) reads them; `rows` and `cols` are in C.
+/// `a + i·a_row_step`, `cs_a` apart, with rows i..i+MR adjacent wherever a tile starting at
+/// i reads them (from `rows.start`: the block's `first_tile_rows`, at most MR, then steps of
+/// MR; a block whose A is not at unit row step has `first_tile_rows` = MR); `rows` and
+/// `cols` are in C.
 #[allow(clippy::too_many_arguments)]
 unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
@@ -402,8 +444,9 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
         args.n = nr.min(cols.end - jr);
         args.b = b.as_ptr().wrapping_offset(jr as isize * b.col_stride());
         let mut ir = rows.start;
+        let mut tile_rows = block.first_tile_rows;
         while ir < rows.end {
-            args.m = mr.min(rows.end - ir);
+            args.m = tile_rows.min(rows.end - ir);
             args.a = block.a.wrapping_offset(ir as isize * block.a_row_step);
             args.c = c.ptr_at(ir, jr);
             if prefetch_c && args.rs_c == 1 {
@@ -416,7 +459,8 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
             // borrowed) and within the kernel's MR×NR; its A and B are in range by the
             // caller's promise and B's checked view; the context's kernel runs on this CPU.
             unsafe { run_sup_tile(ukr, mr, &args) };
-            ir += mr;
+            ir += args.m;
+            tile_rows = mr;
         }
         jr += nr;
     }
@@ -643,10 +687,109 @@ fn even_blocks(len: usize, most: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{b_k_block, b_spreads_over_l1, k_block, packs_only_a, splits_k_over_large_c};
+    use super::{
+        LINE_ALIGNED_MIN_TILES, b_k_block, b_spreads_over_l1, first_tile_rows, gemm_sup, k_block,
+        packs_only_a, splits_k_over_large_c,
+    };
+    use crate::check::{self, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
+    use crate::gks::supported_contexts;
     use crate::kernels::SupUkrArgs;
+    use crate::types::{GemmPair, Scalar};
     use crate::view::MatRef;
+
+    #[test]
+    fn first_tile_lines_up_the_later_tiles_only_where_it_can() {
+        let lined = 0x1000 as *const f64;
+        let past = |bytes: usize| (0x1000 + bytes) as *const f64;
+        let m = LINE_ALIGNED_MIN_TILES * 16;
+        // 16 bytes past a line, columns 2 KiB apart: 6 rows bring row 6 to the next line.
+        assert_eq!(first_tile_rows(past(16), 256, (m, 4), (16, 12)), 6);
+        assert_eq!(first_tile_rows(past(56), 256, (m, 4), (16, 12)), 1);
+        assert_eq!(
+            first_tile_rows(past(8).cast::<f32>(), 64, (2 * m, 4), (32, 12)),
+            14
+        );
+        // Already on a line; columns at different offsets in a line; an element split by
+        // the line; too few tiles: MR.
+        assert_eq!(first_tile_rows(lined, 256, (m, 4), (16, 12)), 16);
+        assert_eq!(first_tile_rows(past(16), 257, (m, 4), (16, 12)), 16);
+        assert_eq!(first_tile_rows(past(16), 4, (m, 4), (16, 12)), 16);
+        assert_eq!(first_tile_rows(past(4), 256, (m, 4), (16, 12)), 16);
+        assert_eq!(first_tile_rows(past(16), 256, (m - 1, 4), (16, 12)), 16);
+        // C as wide as a tile: MR.
+        assert_eq!(first_tile_rows(past(16), 256, (m, 12), (16, 12)), 16);
+        // A negative column stride of whole lines lines up too.
+        assert_eq!(first_tile_rows(past(16), -256, (m, 4), (16, 12)), 6);
+    }
+
+    /// The sup path on A at every element offset from a cache line, with columns a whole
+    /// number of lines apart (a shorter first tile) or not, tall enough for the shift and
+    /// not, on every configuration's sup kernel: exact against the reference, nothing
+    /// written outside C.
+    fn tiles_match_at_every_offset_from_a_line<T>()
+    where
+        T: GemmPair<T, Acc = T> + Scalar,
+    {
+        let mut rng = Rng::new(41);
+        let values = Values::SmallIntegers;
+        let per_line = 64 / size_of::<T>();
+        for cntx in supported_contexts() {
+            let Some(sup) = T::kernel(cntx).sup() else {
+                continue;
+            };
+            let mr = sup.tile().0;
+            for (m, lda_pad) in [
+                (LINE_ALIGNED_MIN_TILES * mr + 3, 0),
+                (5 * mr - 1, 1),
+                (mr + 2, 0),
+            ] {
+                let (n, k) = (5, 37);
+                let lda = m.next_multiple_of(per_line) + lda_pad;
+                let buf_len = lda * k + 2 * per_line;
+                let mut buf = vec![T::zero(); buf_len];
+                rng.fill(values, &mut buf);
+                let to_line = buf.as_ptr().align_offset(64);
+                for offset in 0..per_line {
+                    let a = MatRef::col_major(&buf[to_line + offset..], m, k, lda).unwrap();
+                    let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Col);
+                    let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, Storage::Col);
+                    let beta = [T::zero(), rng.value(values)][offset % 2];
+                    if beta.is_zero() {
+                        c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
+                    }
+                    let original = c.buf.clone();
+                    let mut want = c.clone();
+                    let magnitude =
+                        check::gemm_reference(&a, &b.view(), &mut want.view_mut().with_beta(beta));
+                    gemm_sup(
+                        sup,
+                        (None, None),
+                        T::one(),
+                        &a,
+                        &b.view(),
+                        beta,
+                        &mut c.view_mut(),
+                    )
+                    .unwrap();
+                    let what = format!("{}: {m}×{n}×{k}, lda {lda}, +{offset}", cntx.name());
+                    let got = check::compare(&c, &want, &original, &magnitude, k);
+                    assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                    assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_match_at_every_offset_from_a_line_f32() {
+        tiles_match_at_every_offset_from_a_line::<f32>();
+    }
+
+    #[test]
+    fn tiles_match_at_every_offset_from_a_line_f64() {
+        tiles_match_at_every_offset_from_a_line::<f64>();
+    }
 
     #[test]
     fn b_in_place_only_where_its_panels_spread_over_l1() {
