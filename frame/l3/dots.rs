@@ -50,20 +50,20 @@ const DOT_MIN_K_BYTES_COPIED: usize = 384;
 /// −13 % at k = 16, −7 % at 24, +3 % at 32; m = 5, 6 ahead from k = 16–24.
 const DOT_MIN_K_BYTES_MANY_ROWS: usize = 256;
 
-/// C's columns must be shorter than this many bytes: a column that fills a 512-bit vector
-/// (dgemm m = 8) goes to the tile kernels, which were ahead there on skx and on haswell
-/// (two 256-bit vectors), by 4–25 %; sgemm m = 8 was 0.94–1.22× them on both.
+/// A short, wide C's columns must be shorter than this many bytes: a column that fills a
+/// 512-bit vector (dgemm m = 8) goes to the tile kernels, which were ahead there on skx and
+/// on haswell (two 256-bit vectors), by 4–25 %; sgemm m = 8 was 0.94–1.22× them on both.
+/// Not for the transposed shape (a tall C of up to [`MAX_DOT_ROWS`] columns), whose
+/// alternative, the tile path, copies op(A) first (dgemm TN 96×8×96 1.3×, 256×8×256 2.5×).
 const MAX_C_COLUMN_BYTES: usize = 64;
 
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
-/// 2 to [`MAX_DOT_ROWS`] rows (one row is a gemv) in a column shorter than
-/// [`MAX_C_COLUMN_BYTES`], and k long enough. Measured against the
-/// tile kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short, wide C as dot
+/// 2 to `max_rows` rows (one row is a gemv), and k long enough. Measured against the tile
+/// kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short, wide C as dot
 /// products").
-fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>) -> bool {
+fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>, max_rows: usize) -> bool {
     const VECTOR_BYTES: usize = 32;
     let fills_vector = m * size_of::<A>() >= VECTOR_BYTES;
-    let max_rows = (MAX_C_COLUMN_BYTES - 1) / size_of::<A>();
     let copied = a.col_stride() != 1;
     let min_k_bytes = if copied && fills_vector {
         DOT_MIN_K_BYTES_COPIED
@@ -72,7 +72,7 @@ fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>) -> bool
     } else {
         DOT_MIN_K_BYTES
     };
-    (2..=max_rows.min(MAX_DOT_ROWS)).contains(&m)
+    (2..=max_rows).contains(&m)
         && b.row_stride() == 1
         && !a.is_conj()
         && !b.is_conj()
@@ -116,10 +116,11 @@ fn gemm_dots_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
     let dots = kernel.dots()?;
-    if suits(c.nrows(), b, a) {
+    let short_columns = (MAX_C_COLUMN_BYTES - 1) / size_of::<A::Acc>();
+    if suits(c.nrows(), b, a, short_columns.min(MAX_DOT_ROWS)) {
         return Some(dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
-    if suits(c.ncols(), &a.t(), &b.t())
+    if suits(c.ncols(), &a.t(), &b.t(), MAX_DOT_ROWS)
         && let Some((bt, at)) = A::swapped(a, b)
     {
         let mut ct = c.rb().t();
@@ -398,17 +399,21 @@ mod tests {
         taken_where_meant_and_matching::<f64>();
     }
 
-    /// A tall C of a few columns whose op(A) has contiguous rows is taken as its transpose.
+    /// A tall C of a few columns whose op(A) has contiguous rows is taken as its transpose,
+    /// up to MAX_DOT_ROWS columns even where they fill a 512-bit vector (dgemm n = 8).
     #[test]
     fn tall_c_is_taken_transposed() {
         let mut rng = Rng::new(32);
         let values = Values::SmallIntegers;
-        for cntx in supported_contexts() {
+        for (cntx, n) in supported_contexts()
+            .into_iter()
+            .flat_map(|c| [(c, 3), (c, 8)])
+        {
             let kernel = f64::kernel(cntx);
             if kernel.dots().is_none() {
                 continue;
             }
-            let (m, n, k) = (23, 3, 40);
+            let (m, k) = (23, 40);
             let a = TestMatrix::<f64>::random(&mut rng, values, k, m, Storage::Col);
             let b = TestMatrix::<f64>::random(&mut rng, values, k, n, Storage::Col);
             let mut c = TestMatrix::<f64>::random(&mut rng, values, m, n, Storage::Col);
@@ -418,10 +423,11 @@ mod tests {
             let magnitude =
                 check::gemm_reference(&av, &b.view(), &mut want.view_mut().with_beta(2.0));
             let taken = gemm_dots(None, kernel, 1.0, &av, &b.view(), 2.0, &mut c.view_mut());
-            assert!(taken.is_some(), "{}: declined", cntx.name());
+            let what = format!("{}: {m}×{n}×{k}", cntx.name());
+            assert!(taken.is_some(), "{what}: declined");
             let got = check::compare(&c, &want, &original, &magnitude, k);
-            assert_eq!(got.residual, 0.0, "{}: wrong values", cntx.name());
-            assert_eq!(got.wrote_outside, None, "{}: wrote outside C", cntx.name());
+            assert_eq!(got.residual, 0.0, "{what}: wrong values");
+            assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
         }
     }
 }
