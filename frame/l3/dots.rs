@@ -1,6 +1,6 @@
 //! Short, wide C whose op(B) has contiguous columns (NN and TN with a column-major B, 2 to
 //! [`MAX_DOT_ROWS`] rows in a column shorter than [`MAX_C_COLUMN_BYTES`]: sgemm m = 2–8,
-//! dgemm 2–7): every element of C is the dot product of a row of op(A) and a contiguous
+//! dgemm 2–7, NN dgemm 2–5): every element of C is the dot product of a row of op(A) and a contiguous
 //! column of op(B), computed by the context's dots kernel in one call per k block
 //! (contract: `DotsUkr` in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
 //! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ.
@@ -56,6 +56,10 @@ const DOT_MIN_K_BYTES_MANY_ROWS: usize = 256;
 /// Not for the transposed shape (a tall C of up to [`MAX_DOT_ROWS`] columns), whose
 /// alternative, the tile path, copies op(A) first (dgemm TN 96×8×96 1.3×, 256×8×256 2.5×).
 const MAX_C_COLUMN_BYTES: usize = 64;
+
+/// The same where op(A)'s rows are gathered first (NN): dgemm NN m = 6, 7 was 0.83–1.07×
+/// the tile path (m = 5 1.23–1.45×, TN m = 6, 7 0.94–1.22×).
+const MAX_GATHERED_C_COLUMN_BYTES: usize = 48;
 
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
 /// 2 to `max_rows` rows (one row is a gemv), and k long enough. Measured against the tile
@@ -116,7 +120,12 @@ fn gemm_dots_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
     let dots = kernel.dots()?;
-    let short_columns = (MAX_C_COLUMN_BYTES - 1) / size_of::<A::Acc>();
+    let column_bytes = if a.col_stride() == 1 {
+        MAX_C_COLUMN_BYTES
+    } else {
+        MAX_GATHERED_C_COLUMN_BYTES
+    };
+    let short_columns = (column_bytes - 1) / size_of::<A::Acc>();
     if suits(c.nrows(), b, a, short_columns.min(MAX_DOT_ROWS)) {
         return Some(dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
@@ -241,8 +250,9 @@ mod tests {
             }
             contexts += 1;
             let long = k_of::<T>(512);
-            // The rule, restated: C's columns under 64 bytes; k from 128 bytes, from 256 for
-            // seven rows or six gathered, from 384 gathered into columns of 32 bytes or more.
+            // The rule, restated: C's columns under 64 bytes (48 gathered); k from 128 bytes,
+            // from 256 for seven rows or six gathered, from 384 gathered into columns of 32
+            // bytes or more.
             let meant = |m: usize, k: usize, op_a: Op| {
                 let bytes = m * size_of::<T>();
                 let gathered = op_a == Op::N;
@@ -253,7 +263,10 @@ mod tests {
                 } else {
                     128
                 };
-                (2..=MAX_DOT_ROWS).contains(&m) && bytes < 64 && k * size_of::<T>() >= min_k_bytes
+                let max_bytes = if gathered { 48 } else { 64 };
+                (2..=MAX_DOT_ROWS).contains(&m)
+                    && bytes < max_bytes
+                    && k * size_of::<T>() >= min_k_bytes
             };
             // (m, k, op(A), op(B) stored as, taken): k on each side of each threshold, past
             // two k blocks, and the longest a gathered A takes in one.
