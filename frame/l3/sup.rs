@@ -23,8 +23,11 @@
 //! conjugation; otherwise `gemm_sup` first copies it, once, into a column-major buffer (m·k
 //! elements, small by construction). B is read in place with any strides: its elements are
 //! broadcast. A conjugated B is copied too (conjugation applied), when it is small enough
-//! ([`sup_takes_b`]); a larger one goes to the loop nest. Edges are the kernel's (masked loads and stores). `gemm_front` chooses between
-//! the two and the loop nest by the kernel's `SupLimits`. With threads, the unpacked path
+//! ([`sup_takes_b`]); a larger one goes to the loop nest. Edges are the kernel's (masked
+//! loads and stores). Where a tall A is read in place for a narrow C, the first row tile may
+//! be shorter than MR, so that the later tiles' loads of A start on cache lines
+//! ([`first_tile_rows`]). `gemm_front` chooses between the two and the loop nest by the
+//! kernel's `SupLimits`. With threads, the unpacked path
 //! runs on a team, each thread on its own block of C ([`gemm_sup_team`]); the packed-A path
 //! is one-thread only. A problem of a single tile skips all of this: `gemm_front` hands it
 //! to the kernel in one call (`frame/l3/one_tile.rs`).
