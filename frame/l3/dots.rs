@@ -227,6 +227,45 @@ mod tests {
     use crate::check::{self, Op, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
 
+    /// What a test case expects of C := alpha·A·B + beta·C.
+    struct Expected<T> {
+        alpha: T,
+        beta: T,
+        /// C before the call.
+        original: Vec<T>,
+        /// The reference result.
+        want: TestMatrix<T>,
+        magnitude: Vec<f64>,
+    }
+
+    /// Case `case`'s alpha and beta (classes 1 or other, and 0, 1 or other; C filled with NaN
+    /// under beta = 0), and the reference result for `c`.
+    fn expected<T: GemmPair<T, Acc = T> + Scalar>(
+        rng: &mut Rng,
+        case: usize,
+        a: &MatRef<T>,
+        b: &MatRef<T>,
+        c: &mut TestMatrix<T>,
+    ) -> Expected<T> {
+        let values = Values::SmallIntegers;
+        let alpha = [T::one(), rng.value(values)][case % 2];
+        let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
+        if beta.is_zero() {
+            c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
+        }
+        let original = c.buf.clone();
+        let mut want = c.clone();
+        let magnitude =
+            check::gemm_reference(&a.scaled(alpha), b, &mut want.view_mut().with_beta(beta));
+        Expected {
+            alpha,
+            beta,
+            original,
+            want,
+            magnitude,
+        }
+    }
+
     /// The k, for `T`, whose rows take `bytes`.
     fn k_of<T>(bytes: usize) -> usize {
         bytes / size_of::<T>()
@@ -287,19 +326,14 @@ mod tests {
                     let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
                     let b = TestMatrix::<T>::random(&mut rng, values, k, n, st_b);
                     let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
-                    let alpha = [T::one(), rng.value(values)][case % 2];
-                    let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
-                    if beta.is_zero() {
-                        c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
-                    }
-                    let original = c.buf.clone();
-                    let mut want = c.clone();
                     let (av, bv) = (op_a.apply(a.view()), b.view());
-                    let magnitude = check::gemm_reference(
-                        &av.scaled(alpha),
-                        &bv,
-                        &mut want.view_mut().with_beta(beta),
-                    );
+                    let Expected {
+                        alpha,
+                        beta,
+                        original,
+                        want,
+                        magnitude,
+                    } = expected(&mut rng, case, &av, &bv, &mut c);
                     let taken = gemm_dots(None, kernel, alpha, &av, &bv, beta, &mut c.view_mut());
                     let what = format!("{}: {m}×{n}×{k} op(A) {op_a:?} B {st_b:?}", cntx.name());
                     assert_eq!(taken.is_some(), meant, "{what}: taken");
@@ -349,19 +383,14 @@ mod tests {
                         let a = TestMatrix::<T>::random(&mut rng, values, m, k, st_a);
                         let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Col);
                         let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
-                        let alpha = [T::one(), rng.value(values)][case % 2];
-                        let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
-                        if beta.is_zero() {
-                            c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
-                        }
-                        let original = c.buf.clone();
-                        let mut want = c.clone();
                         let (av, bv) = (a.view(), b.view());
-                        let magnitude = check::gemm_reference(
-                            &av.scaled(alpha),
-                            &bv,
-                            &mut want.view_mut().with_beta(beta),
-                        );
+                        let Expected {
+                            alpha,
+                            beta,
+                            original,
+                            want,
+                            magnitude,
+                        } = expected(&mut rng, case, &av, &bv, &mut c);
                         let cv = c.view_mut();
                         let args = DotsUkrArgs {
                             m,
