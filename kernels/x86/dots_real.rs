@@ -171,8 +171,8 @@ where
     }
 }
 
-/// A cache-line-aligned buffer.
-#[repr(align(64))]
+/// A cache-line-aligned buffer (`repr(C)`: the array at offset 0, where the kernel casts to).
+#[repr(C, align(64))]
 struct Aligned<T>(T);
 
 /// Columns `p0..k` of A's rows `i0..i0 + R` into `rows` (row i at `rows + i·GATHER_PITCH`),
