@@ -313,6 +313,41 @@ pub fn unchanged<T: Scalar>(now: &[T], before: &[T]) -> bool {
     now.len() == before.len() && now.iter().zip(before).all(|(&x, &y)| same_value(x, y))
 }
 
+/// What a test case expects of C := alpha·op(A)·op(B) + beta·C, prepared before the call:
+/// C's buffer as it was, and the reference result with its magnitudes ([`gemm_reference`]).
+/// Where beta is 0, C is filled with NaN first, so that a call that reads it shows.
+#[derive(Clone, Debug)]
+pub struct Expected<T> {
+    /// C's buffer before the call (NaN where beta is 0).
+    pub original: Vec<T>,
+    /// The reference result.
+    pub want: TestMatrix<T>,
+    /// Per-element magnitudes for [`compare`].
+    pub magnitude: Vec<f64>,
+}
+
+impl<T: Scalar + Element<Acc = T>> Expected<T> {
+    /// Prepares `c` (NaN under beta = 0) and computes the reference for alpha·a·b + beta·c.
+    pub fn new(alpha: T, a: &MatRef<T>, b: &MatRef<T>, beta: T, c: &mut TestMatrix<T>) -> Self {
+        if beta.is_zero() {
+            c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
+        }
+        let original = c.buf.clone();
+        let mut want = c.clone();
+        let magnitude = gemm_reference(&a.scaled(alpha), b, &mut want.view_mut().with_beta(beta));
+        Expected {
+            original,
+            want,
+            magnitude,
+        }
+    }
+
+    /// `got` (the call's C) against the reference, at depth `k`.
+    pub fn compare(&self, got: &TestMatrix<T>, k: usize) -> Comparison {
+        compare(got, &self.want, &self.original, &self.magnitude, k)
+    }
+}
+
 /// Compares `got` with `want` (both copies of `original`, the buffer before the call), using
 /// the per-element magnitudes from [`gemm_reference`] and depth `k`.
 pub fn compare<T: Scalar>(

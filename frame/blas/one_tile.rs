@@ -96,7 +96,7 @@ mod tests {
     use std::ffi::c_int;
 
     use crate::blas::gemm::Op;
-    use crate::check::{self, Rng, Storage, TestMatrix, Values};
+    use crate::check::{self, Expected, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
     use crate::l3::gemm::short_and_wide_with_b_rows;
     use crate::types::{c32, c64};
@@ -202,15 +202,12 @@ mod tests {
             1 => T::one(),
             _ => rng.value(values),
         };
-        if beta.is_zero() {
-            c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
-        }
-        let original = c.buf.clone();
-        let mut want = c.clone();
-        let magnitude = check::gemm_reference(
-            &op_a.apply(a.view()).scaled(alpha),
+        let expected = Expected::new(
+            alpha,
+            &op_a.apply(a.view()),
             &op_b.apply(b.view()),
-            &mut want.view_mut().with_beta(beta),
+            beta,
+            &mut c,
         );
         let ld = |x: &TestMatrix<T>| x.cs as c_int;
         let args = GemmArgs {
@@ -238,12 +235,12 @@ mod tests {
             transb
         );
         if took {
-            let got = check::compare(&c, &want, &original, &magnitude, k);
+            let got = expected.compare(&c, k);
             assert_eq!(got.residual, 0.0, "{what}: wrong values");
             assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
         } else {
             assert!(
-                check::unchanged(&c.buf, &original),
+                check::unchanged(&c.buf, &expected.original),
                 "{what}: declined but changed C"
             );
         }

@@ -224,46 +224,15 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{self, Op, Rng, Storage, TestMatrix, Values};
+    use crate::check::{self, Expected, Op, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
 
-    /// What a test case expects of C := alpha·A·B + beta·C.
-    struct Expected<T> {
-        alpha: T,
-        beta: T,
-        /// C before the call.
-        original: Vec<T>,
-        /// The reference result.
-        want: TestMatrix<T>,
-        magnitude: Vec<f64>,
-    }
-
-    /// Case `case`'s alpha and beta (classes 1 or other, and 0, 1 or other; C filled with NaN
-    /// under beta = 0), and the reference result for `c`.
-    fn expected<T: GemmPair<T, Acc = T> + Scalar>(
-        rng: &mut Rng,
-        case: usize,
-        a: &MatRef<T>,
-        b: &MatRef<T>,
-        c: &mut TestMatrix<T>,
-    ) -> Expected<T> {
+    /// Case `case`'s alpha and beta: classes 1 or other, and 0, 1 or other.
+    fn scalars<T: Scalar>(rng: &mut Rng, case: usize) -> (T, T) {
         let values = Values::SmallIntegers;
         let alpha = [T::one(), rng.value(values)][case % 2];
         let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
-        if beta.is_zero() {
-            c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
-        }
-        let original = c.buf.clone();
-        let mut want = c.clone();
-        let magnitude =
-            check::gemm_reference(&a.scaled(alpha), b, &mut want.view_mut().with_beta(beta));
-        Expected {
-            alpha,
-            beta,
-            original,
-            want,
-            magnitude,
-        }
+        (alpha, beta)
     }
 
     /// The k, for `T`, whose rows take `bytes`.
@@ -327,23 +296,18 @@ mod tests {
                     let b = TestMatrix::<T>::random(&mut rng, values, k, n, st_b);
                     let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
                     let (av, bv) = (op_a.apply(a.view()), b.view());
-                    let Expected {
-                        alpha,
-                        beta,
-                        original,
-                        want,
-                        magnitude,
-                    } = expected(&mut rng, case, &av, &bv, &mut c);
+                    let (alpha, beta) = scalars(&mut rng, case);
+                    let expected = Expected::new(alpha, &av, &bv, beta, &mut c);
                     let taken = gemm_dots(None, kernel, alpha, &av, &bv, beta, &mut c.view_mut());
                     let what = format!("{}: {m}×{n}×{k} op(A) {op_a:?} B {st_b:?}", cntx.name());
                     assert_eq!(taken.is_some(), meant, "{what}: taken");
                     if meant {
-                        let got = check::compare(&c, &want, &original, &magnitude, k);
+                        let got = expected.compare(&c, k);
                         assert_eq!(got.residual, 0.0, "{what}: wrong values");
                         assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
                     } else {
                         assert!(
-                            check::unchanged(&c.buf, &original),
+                            check::unchanged(&c.buf, &expected.original),
                             "{what}: declined but changed C"
                         );
                     }
@@ -384,13 +348,8 @@ mod tests {
                         let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Col);
                         let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
                         let (av, bv) = (a.view(), b.view());
-                        let Expected {
-                            alpha,
-                            beta,
-                            original,
-                            want,
-                            magnitude,
-                        } = expected(&mut rng, case, &av, &bv, &mut c);
+                        let (alpha, beta) = scalars(&mut rng, case);
+                        let expected = Expected::new(alpha, &av, &bv, beta, &mut c);
                         let cv = c.view_mut();
                         let args = DotsUkrArgs {
                             m,
@@ -412,7 +371,7 @@ mod tests {
                         // MAX_DOT_GATHER_K; the context is supported on this CPU.
                         unsafe { dots(&args) };
                         let what = format!("{}: {m}×{n}×{k} A {st_a:?} C {st_c:?}", cntx.name());
-                        let got = check::compare(&c, &want, &original, &magnitude, k);
+                        let got = expected.compare(&c, k);
                         assert_eq!(got.residual, 0.0, "{what}: wrong values");
                         assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
                     }
@@ -459,15 +418,12 @@ mod tests {
             let a = TestMatrix::<f64>::random(&mut rng, values, k, m, Storage::Col);
             let b = TestMatrix::<f64>::random(&mut rng, values, k, n, Storage::Col);
             let mut c = TestMatrix::<f64>::random(&mut rng, values, m, n, Storage::Col);
-            let original = c.buf.clone();
-            let mut want = c.clone();
             let av = Op::T.apply(a.view());
-            let magnitude =
-                check::gemm_reference(&av, &b.view(), &mut want.view_mut().with_beta(2.0));
+            let expected = Expected::new(1.0, &av, &b.view(), 2.0, &mut c);
             let taken = gemm_dots(None, kernel, 1.0, &av, &b.view(), 2.0, &mut c.view_mut());
             let what = format!("{}: {m}×{n}×{k}", cntx.name());
             assert!(taken.is_some(), "{what}: declined");
-            let got = check::compare(&c, &want, &original, &magnitude, k);
+            let got = expected.compare(&c, k);
             assert_eq!(got.residual, 0.0, "{what}: wrong values");
             assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
         }

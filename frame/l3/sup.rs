@@ -694,7 +694,7 @@ mod tests {
         LINE_ALIGNED_MIN_TILES, b_k_block, b_spreads_over_l1, first_tile_rows, gemm_sup, k_block,
         packs_only_a, splits_k_over_large_c,
     };
-    use crate::check::{self, Rng, Storage, TestMatrix, Values};
+    use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
     use crate::gks::supported_contexts;
     use crate::kernels::SupUkrArgs;
@@ -758,13 +758,7 @@ mod tests {
                     let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Col);
                     let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, Storage::Col);
                     let beta = [T::zero(), rng.value(values)][offset % 2];
-                    if beta.is_zero() {
-                        c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
-                    }
-                    let original = c.buf.clone();
-                    let mut want = c.clone();
-                    let magnitude =
-                        check::gemm_reference(&a, &b.view(), &mut want.view_mut().with_beta(beta));
+                    let expected = Expected::new(T::one(), &a, &b.view(), beta, &mut c);
                     gemm_sup(
                         sup,
                         (None, None),
@@ -776,7 +770,7 @@ mod tests {
                     )
                     .unwrap();
                     let what = format!("{}: {m}×{n}×{k}, lda {lda}, +{offset}", cntx.name());
-                    let got = check::compare(&c, &want, &original, &magnitude, k);
+                    let got = expected.compare(&c, k);
                     assert_eq!(got.residual, 0.0, "{what}: wrong values");
                     assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
                 }
