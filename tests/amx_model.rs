@@ -1,5 +1,5 @@
-//! The AMX tile kernels on the software model of the tile unit (this machine has no AMX; the
-//! hardware path is compiled but never run here).
+//! The AMX tile kernels on the software model of the tile unit (CI has no AMX; the hardware
+//! path ran once, on an AMX machine lent to session 29: `docs/Performance.md`).
 //!
 //! 1. The model's instructions against hand-computed cases: strided loads and stores of
 //!    partial tiles and the zeroing rules, `tdpbf16ps`'s accumulation order, rounding ties,

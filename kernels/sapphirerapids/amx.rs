@@ -1,11 +1,12 @@
 //! The hardware tile unit: each [`TileUnit`] function is one AMX instruction in `asm!`.
 //!
-//! **Never executed in this project's development or CI**: the machine has no AMX and no
-//! AMX machine was available. The code is compiled (the assembler accepts the mnemonics;
-//! the encodings were checked against the SDM's opcode tables by disassembly), and the
-//! same tile program runs against the software model ([`super::TileModel`]) in tests; that
-//! the instructions do on silicon what the model does is Intel's documentation's promise,
-//! not something verified here.
+//! **Run on hardware once, not in CI**: the development machines and CI have no AMX. In
+//! session 29 a 16-core KVM guest of an AMX Xeon (family 6, model 207) ran the testsuite
+//! for the `sapphirerapids` configuration (16 380 tests, 1 and 16 threads, all PASS), the
+//! low-precision, brgemm and model tests, and a cross-check against the skx kernels (i8 and
+//! u8 × i8 bit for bit; bf16 within 1.5e-5 relative at 2048³): see `docs/Performance.md`,
+//! "AMX on hardware". CI runs the same tile program against the software model
+//! ([`super::TileModel`]) only.
 //!
 //! Tile registers are written into the instruction text from the const generic index
 //! (`tmm{t}`), the only way to name them: `asm!` has no register class for tiles. The rust

@@ -15,14 +15,14 @@
 //!   AMX-BF16, plus AVX-512 F for the epilogue, all present on every AMX CPU, and the
 //!   configuration loaded by [`super::AMX_HW_CONTEXT`]) and [`gemm_b16_amx_32x32_model`]
 //!   (the software model, any x86-64, with [`super::AMX_MODEL_CONTEXT`]). The hardware one
-//!   has never run: this machine has no AMX.
+//!   ran on an AMX machine in session 29; CI runs the model.
 
 use crate::kernels::GemmUkrArgs;
 use crate::types::bf16;
 
 use super::amx::Amx;
 use super::model::TileModel;
-use super::tile_program::{Dot, tile_program};
+use super::tile_program::{Dot, tile_program, transpose_by_blocks, transpose_by_elements};
 
 /// The kernel on the AMX hardware. See the module docs.
 ///
@@ -33,7 +33,7 @@ use super::tile_program::{Dot, tile_program};
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_b16_amx_32x32(args: &GemmUkrArgs<bf16, bf16>) {
     // SAFETY: passed on to the caller.
-    unsafe { tile_program::<Amx, bf16, bf16>(args, Dot::Bf16) }
+    unsafe { tile_program::<Amx, bf16, bf16>(args, Dot::Bf16, transpose_by_blocks) }
 }
 
 /// The same kernel on the software model of the tile unit. See the module docs.
@@ -44,5 +44,5 @@ pub unsafe fn gemm_b16_amx_32x32(args: &GemmUkrArgs<bf16, bf16>) {
 /// [`super::AMX_MODEL_CONTEXT`] is set on this thread.
 pub unsafe fn gemm_b16_amx_32x32_model(args: &GemmUkrArgs<bf16, bf16>) {
     // SAFETY: passed on to the caller; the model checks the tile state itself.
-    unsafe { tile_program::<TileModel, bf16, bf16>(args, Dot::Bf16) }
+    unsafe { tile_program::<TileModel, bf16, bf16>(args, Dot::Bf16, transpose_by_elements) }
 }

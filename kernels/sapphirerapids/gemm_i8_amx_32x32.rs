@@ -14,14 +14,14 @@
 //! * Two instantiations each: [`gemm_i8_amx_32x32`] / [`gemm_u8i8_amx_32x32`] (the
 //!   instructions; need AMX-TILE and AMX-INT8, plus AVX-512 F for the epilogue, and the
 //!   configuration loaded by [`super::AMX_HW_CONTEXT`]) and the `_model` ones (the software
-//!   model, with [`super::AMX_MODEL_CONTEXT`]). The hardware ones have never run: this
-//!   machine has no AMX.
+//!   model, with [`super::AMX_MODEL_CONTEXT`]). The hardware ones ran on an AMX machine
+//!   in session 29; CI runs the model.
 
 use crate::kernels::GemmUkrArgs;
 
 use super::amx::Amx;
 use super::model::TileModel;
-use super::tile_program::{Dot, tile_program};
+use super::tile_program::{Dot, tile_program, transpose_by_blocks, transpose_by_elements};
 
 /// The kernel on the AMX hardware. See the module docs.
 ///
@@ -32,7 +32,7 @@ use super::tile_program::{Dot, tile_program};
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_i8_amx_32x32(args: &GemmUkrArgs<i8, i8>) {
     // SAFETY: passed on to the caller.
-    unsafe { tile_program::<Amx, i8, i8>(args, Dot::SignedBytes) }
+    unsafe { tile_program::<Amx, i8, i8>(args, Dot::SignedBytes, transpose_by_blocks) }
 }
 
 /// The same kernel on the software model of the tile unit. See the module docs.
@@ -43,7 +43,7 @@ pub unsafe fn gemm_i8_amx_32x32(args: &GemmUkrArgs<i8, i8>) {
 /// [`super::AMX_MODEL_CONTEXT`] is set on this thread.
 pub unsafe fn gemm_i8_amx_32x32_model(args: &GemmUkrArgs<i8, i8>) {
     // SAFETY: passed on to the caller; the model checks the tile state itself.
-    unsafe { tile_program::<TileModel, i8, i8>(args, Dot::SignedBytes) }
+    unsafe { tile_program::<TileModel, i8, i8>(args, Dot::SignedBytes, transpose_by_elements) }
 }
 
 /// The u8 × i8 kernel on the AMX hardware. See the module docs.
@@ -53,7 +53,7 @@ pub unsafe fn gemm_i8_amx_32x32_model(args: &GemmUkrArgs<i8, i8>) {
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_u8i8_amx_32x32(args: &GemmUkrArgs<u8, i8>) {
     // SAFETY: passed on to the caller.
-    unsafe { tile_program::<Amx, u8, i8>(args, Dot::UnsignedBySignedBytes) }
+    unsafe { tile_program::<Amx, u8, i8>(args, Dot::UnsignedBySignedBytes, transpose_by_blocks) }
 }
 
 /// The u8 × i8 kernel on the software model of the tile unit. See the module docs.
@@ -62,5 +62,7 @@ pub unsafe fn gemm_u8i8_amx_32x32(args: &GemmUkrArgs<u8, i8>) {
 /// As [`gemm_i8_amx_32x32_model`], with A's panels of u8.
 pub unsafe fn gemm_u8i8_amx_32x32_model(args: &GemmUkrArgs<u8, i8>) {
     // SAFETY: passed on to the caller; the model checks the tile state itself.
-    unsafe { tile_program::<TileModel, u8, i8>(args, Dot::UnsignedBySignedBytes) }
+    unsafe {
+        tile_program::<TileModel, u8, i8>(args, Dot::UnsignedBySignedBytes, transpose_by_elements)
+    }
 }

@@ -3,8 +3,8 @@
 //!
 //! * `tile.rs`: the interface: [`TileConfig`] (what `ldtilecfg` reads) and [`TileUnit`]
 //!   (the tile instructions as functions).
-//! * `amx.rs`: [`Amx`], the hardware `TileUnit` (`asm!`). **Compiled, never executed
-//!   here**: neither this machine nor any machine the project has access to has AMX.
+//! * `amx.rs`: [`Amx`], the hardware `TileUnit` (`asm!`). Run on an AMX machine once
+//!   (session 29, `docs/Performance.md`); CI has no AMX and runs the model.
 //! * `model.rs` (+ `model_fp32.rs`): [`TileModel`], an exact software model of the tile
 //!   registers and instructions after the Intel SDM, per thread, with the hardware's
 //!   faults as panics.

@@ -3,7 +3,7 @@
 //! them exactly as the Intel SDM's pseudo-code says (Intel® 64 and IA-32 Architectures
 //! Software Developer's Manual, vol. 2: LDTILECFG, TILERELEASE, TILEZERO, TILELOADD,
 //! TILESTORED, TDPBF16PS, TDPBSSD/TDPBUSD, and §2.10's AMX exception classes). Tests run the
-//! kernels' tile program on it; this machine has no AMX (see [`super::Amx`]).
+//! kernels' tile program on it; the development machines and CI have no AMX (see [`super::Amx`]).
 //!
 //! State is per thread (`thread_local!`), as the hardware's is, so a model-backed kernel is
 //! an ordinary [`crate::kernels::GemmUkr`] and the loop nest's per-thread

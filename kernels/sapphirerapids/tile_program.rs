@@ -28,12 +28,29 @@
 //!   step. This is exactly the VNNI layout `tdpbf16ps`/`tdpbssd` read: B row k holds, for
 //!   each column n, the pair (quad) that meets A's pair (quad) k.
 //!
-//! **Epilogue:** the four C tiles are stored to a 32×32 row-major stack buffer, then
-//! C := alpha·acc + beta·C element by element with any strides (beta == 0: C is not read;
-//! i32 arithmetic wraps).
+//! **C in the tiles themselves** where that gives the same bits as the epilogue below: C's
+//! rows contiguous (cs_c = 1, the layout the configuration asks the frame for), alpha = 1,
+//! and either beta = 0 (the tiles start at zero and are stored straight to C) or, for the
+//! i32 kernels, beta = 1 (the tiles are loaded from C: wrapping i32 addition gives the
+//! same result in any order). bf16 → f32 with beta = 1 is left to the epilogue: the tile
+//! unit reads denormal f32 accumulators as zero, which would lose a denormal C.
+//!
+//! **Epilogue** (everything else): the four C tiles are stored to a 32×32 row-major stack
+//! buffer, then C := alpha·acc + beta·C (beta == 0: C is not read; i32 arithmetic wraps),
+//! a row of 32 at a time where C's rows are contiguous (the compiler vectorizes it); where
+//! its columns are, the buffer is first transposed ([`Transpose`]: 8×8 AVX blocks on the
+//! hardware, element by element on the model) and C is updated a column of 32 at a time.
+//! Column-stored C reaches the kernels when the frame cannot transpose the problem into the
+//! rows they prefer: u8 × i8, whose operands cannot swap places. Any other strides go
+//! element by element along C's smaller stride.
+//!
+//! Measured on hardware (an AMX Xeon, session 29, `docs/Performance.md`): with the
+//! element-by-element epilogue on every call the kernels ran at 13–16 % of the tile unit's
+//! peak, the epilogue costing about as much as the 32 dot products of a KC = 256 block.
 
 use crate::cntx::HwContext;
 use crate::kernels::GemmUkrArgs;
+use crate::kernels::haswell::transpose_f32_8x8;
 use crate::types::{Element, Scalar};
 
 use super::amx::Amx;
@@ -92,9 +109,63 @@ unsafe fn dot<U: TileUnit, const C: u8, const A: u8, const B: u8>(dot: Dot) {
     }
 }
 
+impl Dot {
+    /// Whether the tile unit's accumulation gives C's bits whatever the order of the adds:
+    /// true for wrapping i32, false for f32 (rounding, and denormal accumulators read as 0).
+    fn accumulates_exactly(self) -> bool {
+        !matches!(self, Dot::Bf16)
+    }
+}
+
 /// A 32×32 buffer of the accumulator type, aligned for tile stores.
 #[repr(C, align(64))]
 struct Accumulator<S>([S; MR * NR]);
+
+/// Transposes a 32×32 matrix of 4-byte elements, row-major at `src`, into `dst`
+/// (`dst[j·32 + i] = src[i·32 + j]`), moving bits only.
+///
+/// # Safety
+/// `src` readable and `dst` writable for 1024 elements, not overlapping; the CPU has the
+/// implementation's features.
+pub(super) type Transpose = unsafe fn(src: *const u32, dst: *mut u32);
+
+/// [`Transpose`] element by element, for the model kernels (any x86-64).
+///
+/// # Safety
+/// [`Transpose`]'s contract.
+pub(super) unsafe fn transpose_by_elements(src: *const u32, dst: *mut u32) {
+    for i in 0..MR {
+        for j in 0..NR {
+            // SAFETY: i·32 + j and j·32 + i are below 1024 (the contract's extent).
+            unsafe { *dst.add(j * MR + i) = *src.add(i * NR + j) };
+        }
+    }
+}
+
+/// [`Transpose`] as sixteen 8×8 AVX block transposes, for the hardware kernels (every AMX
+/// CPU has AVX).
+///
+/// # Safety
+/// [`Transpose`]'s contract, on a CPU with AVX.
+#[target_feature(enable = "avx")]
+pub(super) unsafe fn transpose_by_blocks(src: *const u32, dst: *mut u32) {
+    const BLOCK: usize = 8;
+    for bi in (0..MR).step_by(BLOCK) {
+        for bj in (0..NR).step_by(BLOCK) {
+            // SAFETY: the block of rows bi.., columns bj.. of `src` (row stride 32) goes to
+            // rows bj.., columns bi.. of `dst` (row stride 32): both inside the 1024
+            // elements, and the f32 shuffles move bits without interpreting them.
+            unsafe {
+                transpose_f32_8x8(
+                    src.add(bi * NR + bj).cast(),
+                    NR as isize,
+                    dst.add(bj * MR + bi).cast(),
+                    MR,
+                )
+            };
+        }
+    }
+}
 
 /// The kernel: C := alpha·Ap·Bp + beta·C on a 32×32 tile, computed by the tile unit `U`
 /// with the dot-product instruction `dot`.
@@ -104,10 +175,13 @@ struct Accumulator<S>([S; MR * NR]);
 /// (`args.k` a multiple of 64 bytes' worth of `E`), on a thread where
 /// [`KERNEL_TILE_CONFIG`] is loaded on `U` (the kernels' [`HwContext`]), and `dot` must
 /// match the operand types (bf16 with `Dot::Bf16`, i8 × i8 with `Dot::SignedBytes`, u8 × i8
-/// with `Dot::UnsignedBySignedBytes`).
+/// with `Dot::UnsignedBySignedBytes`); the CPU has what `transpose` needs.
 #[inline(always)]
-pub(super) unsafe fn tile_program<U, E, F>(args: &GemmUkrArgs<E, F>, dot_op: Dot)
-where
+pub(super) unsafe fn tile_program<U, E, F>(
+    args: &GemmUkrArgs<E, F>,
+    dot_op: Dot,
+    transpose: Transpose,
+) where
     U: TileUnit,
     E: Element,
     F: Element<Acc = E::Acc>,
@@ -118,20 +192,85 @@ where
     };
     let k_step = BYTES_PER_ROW / size_of::<E>();
     debug_assert!(args.k.is_multiple_of(k_step));
+    let c_in_tiles = args.cs_c == 1
+        && args.alpha.is_one()
+        && (args.beta.is_zero() || (args.beta.is_one() && dot_op.accumulates_exactly()));
+    // C's row stride in bytes, and the byte offsets of its right and lower 16×16 quarters.
+    let c_rows = args.rs_c * 4;
+    let (right, lower) = (BYTES_PER_ROW as isize, TILE_ROWS as isize * c_rows);
+    if c_in_tiles {
+        let c = args.c.cast::<u8>();
+        // SAFETY: the configuration is loaded (caller's promise). With cs_c = 1 the tile's
+        // row i is 32 contiguous 4-byte elements at c + i·rs_c, so each quarter is 16 rows
+        // of 64 bytes at stride 4·rs_c from c, c + 64, c + 16·4·rs_c and that + 64: all
+        // inside the 32×32 tile of C the contract gives, readable here since beta != 0
+        // when it is loaded. The panels hold k / k_step steps (the contract), as k_loop
+        // needs.
+        unsafe {
+            if args.beta.is_zero() {
+                zero_c_tiles::<U>();
+            } else {
+                U::load::<C00>(c, c_rows);
+                U::load::<C01>(c.offset(right), c_rows);
+                U::load::<C10>(c.offset(lower), c_rows);
+                U::load::<C11>(c.offset(lower + right), c_rows);
+            }
+            k_loop::<U>(args.a.cast(), args.b.cast(), args.k / k_step, dot_op);
+            U::store::<C00>(c, c_rows);
+            U::store::<C01>(c.offset(right), c_rows);
+            U::store::<C10>(c.offset(lower), c_rows);
+            U::store::<C11>(c.offset(lower + right), c_rows);
+        }
+        return;
+    }
     let mut acc = Accumulator([E::Acc::zero(); MR * NR]);
     // SAFETY: the configuration is loaded (caller's promise) with all eight tiles 16×64.
-    // Per k step, A0/A1 read 16 rows of 64 bytes at stride 64 from `a` and `a + 1024`, and
-    // B0/B1 16 rows of 64 bytes at stride 128 from `b` and `b + 64`: exactly the 2048
-    // bytes each panel holds per step, and the contract gives k/k_step steps of both. The
-    // stores write 16 rows of 64 bytes at stride 128 bytes into the 4096-byte buffer, at
-    // offsets 0, 64, 2048 and 2112: all inside it. The dot products use distinct tiles.
+    // The panels hold k / k_step steps (the contract), as k_loop needs. The stores write
+    // 16 rows of 64 bytes at stride 128 bytes into the 4096-byte buffer, at offsets 0, 64,
+    // 2048 and 2112: all inside it.
+    unsafe {
+        zero_c_tiles::<U>();
+        k_loop::<U>(args.a.cast(), args.b.cast(), args.k / k_step, dot_op);
+        let buf = acc.0.as_mut_ptr().cast::<u8>();
+        let row_bytes = (NR * 4) as isize;
+        U::store::<C00>(buf, row_bytes);
+        U::store::<C01>(buf.add(BYTES_PER_ROW), row_bytes);
+        U::store::<C10>(buf.add(TILE_ROWS * NR * 4), row_bytes);
+        U::store::<C11>(buf.add(TILE_ROWS * NR * 4 + BYTES_PER_ROW), row_bytes);
+    }
+    // SAFETY: the contract gives a writable (and, unless beta == 0, readable) 32×32 tile
+    // of C at `c` with strides rs_c, cs_c; the caller vouches for `transpose`.
+    unsafe { update_c(args, &acc.0, transpose) };
+}
+
+/// Zeroes the four C tiles.
+///
+/// # Safety
+/// [`TileUnit`]'s contract, with [`KERNEL_TILE_CONFIG`] loaded.
+#[inline(always)]
+unsafe fn zero_c_tiles<U: TileUnit>() {
+    // SAFETY: passed on to the caller.
     unsafe {
         U::zero::<C00>();
         U::zero::<C01>();
         U::zero::<C10>();
         U::zero::<C11>();
-        let (mut a, mut b) = (args.a.cast::<u8>(), args.b.cast::<u8>());
-        for _ in 0..args.k / k_step {
+    }
+}
+
+/// `steps` k steps of C += A·B on the C tiles, from packed panels at `a` and `b`.
+///
+/// # Safety
+/// [`TileUnit`]'s contract, with [`KERNEL_TILE_CONFIG`] loaded; `a` and `b` hold `steps`
+/// k steps of 2048 bytes each in the layout of the module docs. Per step A0/A1 read 16
+/// rows of 64 bytes at stride 64 from `a` and `a + 1024`, B0/B1 16 rows of 64 bytes at
+/// stride 128 from `b` and `b + 64`: exactly the step's 2048 bytes of each. The dot
+/// products use distinct tiles.
+#[inline(always)]
+unsafe fn k_loop<U: TileUnit>(mut a: *const u8, mut b: *const u8, steps: usize, dot_op: Dot) {
+    // SAFETY: passed on to the caller.
+    unsafe {
+        for _ in 0..steps {
             U::load::<A0>(a, BYTES_PER_ROW as isize);
             U::load::<B0>(b, B_ROW_BYTES);
             U::load::<B1>(b.add(BYTES_PER_ROW), B_ROW_BYTES);
@@ -143,24 +282,36 @@ where
             a = a.add(STEP_BYTES);
             b = b.add(STEP_BYTES);
         }
-        let buf = acc.0.as_mut_ptr().cast::<u8>();
-        let row_bytes = (NR * 4) as isize;
-        U::store::<C00>(buf, row_bytes);
-        U::store::<C01>(buf.add(BYTES_PER_ROW), row_bytes);
-        U::store::<C10>(buf.add(TILE_ROWS * NR * 4), row_bytes);
-        U::store::<C11>(buf.add(TILE_ROWS * NR * 4 + BYTES_PER_ROW), row_bytes);
     }
-    // SAFETY: the contract gives a writable (and, unless beta == 0, readable) 32×32 tile
-    // of C at `c` with strides rs_c, cs_c.
-    unsafe { update_c(args, &acc.0) };
 }
 
 /// C := alpha·acc + beta·C for the row-major 32×32 `acc`; C is not read when beta == 0.
 ///
 /// # Safety
-/// Every `c + i·rs_c + j·cs_c` (i, j < 32) must be writable, and readable unless beta == 0.
+/// Every `c + i·rs_c + j·cs_c` (i, j < 32) must be writable, and readable unless beta == 0;
+/// the CPU has what `transpose` needs.
 #[inline(always)]
-unsafe fn update_c<E: Element, F: Element>(args: &GemmUkrArgs<E, F>, acc: &[E::Acc; MR * NR]) {
+unsafe fn update_c<E: Element, F: Element>(
+    args: &GemmUkrArgs<E, F>,
+    acc: &[E::Acc; MR * NR],
+    transpose: Transpose,
+) {
+    const { assert!(size_of::<E::Acc>() == size_of::<u32>()) };
+    if args.cs_c == 1 {
+        // SAFETY: passed on; C's row i starts at c + i·rs_c with unit stride.
+        unsafe { update_lines(args, acc, args.rs_c) };
+        return;
+    }
+    if args.rs_c == 1 {
+        let mut acc_t = Accumulator([E::Acc::zero(); MR * NR]);
+        // SAFETY: both buffers hold 1024 elements of 4 bytes (asserted above) and are
+        // distinct; the caller vouches for `transpose`.
+        unsafe { transpose(acc.as_ptr().cast(), acc_t.0.as_mut_ptr().cast()) };
+        // SAFETY: passed on; C's column j starts at c + j·cs_c with unit stride, and is
+        // row j of `acc_t`.
+        unsafe { update_lines(args, &acc_t.0, args.cs_c) };
+        return;
+    }
     let (alpha, beta) = (args.alpha, args.beta);
     // Walk C along its smaller stride.
     let rows_inner = args.rs_c.unsigned_abs() <= args.cs_c.unsigned_abs();
@@ -178,6 +329,37 @@ unsafe fn update_c<E: Element, F: Element>(args: &GemmUkrArgs<E, F>, acc: &[E::A
                     .c
                     .offset(i as isize * args.rs_c + j as isize * args.cs_c);
                 *p = if beta.is_zero() { ab } else { ab + beta * *p };
+            }
+        }
+    }
+}
+
+/// C := alpha·lines + beta·C, where line l of the 32×32 `lines` is the 32 contiguous
+/// elements of C at `c + l·line_stride` (C's rows or its columns), the beta test hoisted
+/// out so that the compiler vectorizes each line.
+///
+/// # Safety
+/// As [`update_c`], for C's lines at that stride.
+#[inline(always)]
+unsafe fn update_lines<E: Element, F: Element>(
+    args: &GemmUkrArgs<E, F>,
+    lines: &[E::Acc; MR * NR],
+    line_stride: isize,
+) {
+    let (alpha, beta) = (args.alpha, args.beta);
+    for (l, acc_line) in lines.chunks_exact(NR).enumerate() {
+        // SAFETY: line l is 32 consecutive elements inside the tile the caller vouches for;
+        // C's elements are distinct (the API checks it; a scratch tile is dense), so lines
+        // do not overlap, and nothing else refers to them during the call.
+        let line =
+            unsafe { std::slice::from_raw_parts_mut(args.c.offset(l as isize * line_stride), NR) };
+        if beta.is_zero() {
+            for (c, &ab) in line.iter_mut().zip(acc_line) {
+                *c = alpha * ab;
+            }
+        } else {
+            for (c, &ab) in line.iter_mut().zip(acc_line) {
+                *c = alpha * ab + beta * *c;
             }
         }
     }
@@ -233,3 +415,34 @@ pub const AMX_MODEL_CONTEXT: HwContext = HwContext {
     set: model_set,
     release: model_release,
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX block transpose (the hardware kernels' epilogue, which only an AMX machine
+    /// runs inside a kernel) against the element-by-element one, on bit patterns that f32
+    /// arithmetic would change (signalling NaNs, denormals): only moves are allowed.
+    #[test]
+    fn block_transpose_moves_the_bits_of_every_element() {
+        assert!(
+            std::arch::is_x86_feature_detected!("avx"),
+            "the test machine is expected to have AVX"
+        );
+        let src: Vec<u32> = (0..(MR * NR) as u32)
+            .map(|x| x.wrapping_mul(0x9E37_79B9) ^ [0x7F80_0001, 0x0000_0001, 0][x as usize % 3])
+            .collect();
+        let (mut by_blocks, mut by_elements) = (vec![0u32; MR * NR], vec![0u32; MR * NR]);
+        // SAFETY: 1024 elements each, distinct buffers; the CPU has AVX (asserted).
+        unsafe {
+            transpose_by_blocks(src.as_ptr(), by_blocks.as_mut_ptr());
+            transpose_by_elements(src.as_ptr(), by_elements.as_mut_ptr());
+        }
+        for i in 0..MR {
+            for j in 0..NR {
+                assert_eq!(by_elements[j * MR + i], src[i * NR + j], "({i}, {j})");
+            }
+        }
+        assert_eq!(by_blocks, by_elements);
+    }
+}
