@@ -8,8 +8,8 @@
 //! `tests/amx_model.rs`). Session 29 was lent a 16-core KVM guest of an AMX Xeon (family 6,
 //! model 207), where the testsuite passed for this configuration (16 380 tests, 1, 16 and
 //! 1.1.2.4.2 threads) and these blocksizes were measured (`docs/Performance.md`, "AMX on
-//! hardware"): KC = 1024 and MC = 256 for all three pairs. In one sweep at 1024³ on one
-//! thread they gave bf16 851 GFLOPS and i8 1383 GOPS against 356 and 959 with the KC = 256
+//! hardware"): KC = 1024 and MC = 256 for all three pairs. At 1024³ on one thread they gave
+//! bf16 851 GFLOPS and i8 1383 GOPS, against 356 and 477–959 (two runs) with the KC = 256
 //! (bf16) / 512 (int8), MC = 1024 first chosen on paper; KC = 2048 was level or better for
 //! bf16 and behind for i8. A bf16 B micropanel (32 × 1024 × 2 bytes) no longer fits L1: the tile loads stream
 //! it from L2 fast enough, and a long k loop spreads the per-call C update over more dot
