@@ -342,6 +342,10 @@ mod tests {
                         (Storage::Col, 9, Storage::Row),
                         (Storage::Gen, 5, Storage::Gen),
                         (Storage::Col, 4, Storage::Col),
+                        // Row-stored C (the transposed shape's) with blocks and remainders
+                        // of every width, written in pairs, fours or one by one.
+                        (Storage::Row, 6, Storage::Row),
+                        (Storage::Col, 10, Storage::Row),
                     ] {
                         case += 1;
                         let a = TestMatrix::<T>::random(&mut rng, values, m, k, st_a);

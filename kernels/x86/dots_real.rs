@@ -19,7 +19,8 @@
 //! steps). The accumulators are summed LANES at a time into one register of sums
 //! ([`DotSimd::lane_sums`], horizontal adds: 8 f32 sums in 9 instructions, against 6 for each
 //! on its own), scaled as one vector, and written to a column-stored C as runs of four rows
-//! ([`DotSimd::store_fours`]). Measured against four sums at a time written element by element:
+//! ([`DotSimd::store_fours`]), to a row-stored one (the transposed shape's) as runs of four
+//! or two columns ([`write_block`]). Measured against four sums at a time written element by element:
 //! sgemm 4×32×32 +23 %, 4×96×96 +4–13 % (docs/Performance.md, session 26).
 //!
 //! **A's rows not contiguous** (NN, A column-stored): [`dots_gathered`] gathers them into a
@@ -303,10 +304,17 @@ unsafe fn k_step<V: DotSimd, const R: usize, const N: usize>(
 }
 
 /// C[0..R, j..j + N] := alpha·(the accumulators' lane sums) + beta·C. The accumulators are
-/// summed LANES at a time, column by column ([`DotSimd::lane_sums`]: lane q of a register of
-/// sums is row q % R of column q / R of its run), and scaled as vectors. Four rows of a
-/// column-stored C take them as runs of four ([`DotSimd::store_fours`]); any other C element
-/// by element.
+/// summed LANES at a time ([`DotSimd::lane_sums`]) into runs of C's elements, scaled as
+/// vectors, and written as whole groups where C's storage allows:
+/// * column-stored C: lane q of a run is row q % R of column q / R, and R a multiple of four
+///   writes four rows of a column at a time ([`DotSimd::store_fours`]);
+/// * row-stored C (the transposed shape: a tall C of a few columns, solved as Cᵀ): lane q is
+///   column q % N of row q / N, and N a multiple of four or of two writes four or two
+///   columns of a row at a time ([`DotSimd::store_pairs`]). Against element by element:
+///   sgemm TN/TT 96×6×96 and 96×8×96 +7–8 %, 256×6–8×256 +2–4 %, dgemm 0–4 %
+///   (docs/Performance.md, session 29).
+///
+/// A run short of LANES (the block's last), and any other C, goes element by element.
 ///
 /// # Safety
 /// As [`block`].
@@ -318,12 +326,66 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
 ) where
     V::Elem: Scalar,
 {
+    // The lane order is a compile-time constant in each instantiation, so that the runs
+    // are gathered from the accumulators' registers: decided at run time, it kept them in
+    // memory and cost the whole kernel up to 2.3× (dgemm TN 256×6×256).
+    // SAFETY: passed on.
+    unsafe {
+        if args.cs_c == 1 && args.rs_c != 1 {
+            write_runs::<V, R, N, true>(args, j, acc);
+        } else {
+            write_runs::<V, R, N, false>(args, j, acc);
+        }
+    }
+}
+
+/// [`write_block`] with lanes along C's rows (`ALONG_ROWS`, for a row-stored C) or down its
+/// columns.
+///
+/// # Safety
+/// As [`block`].
+#[inline(always)]
+unsafe fn write_runs<V: DotSimd, const R: usize, const N: usize, const ALONG_ROWS: bool>(
+    args: &DotsUkrArgs<V::Elem, V::Elem>,
+    j: usize,
+    acc: &[[V; N]; R],
+) where
+    V::Elem: Scalar,
+{
     let beta_is_zero = args.beta.is_zero();
-    let by_fours = R.is_multiple_of(4) && args.rs_c == 1;
-    let column = |c: usize| args.c.wrapping_offset((j + c) as isize * args.cs_c);
+    let along_rows = ALONG_ROWS;
+    // The element (r, c) of the block that lane q of the runs holds.
+    let element = |q: usize| {
+        if along_rows {
+            (q / N, q % N)
+        } else {
+            (q % R, q / R)
+        }
+    };
+    // Consecutive lanes that are consecutive elements of C, written as one group.
+    let group = if along_rows {
+        if N.is_multiple_of(4) {
+            4
+        } else if N.is_multiple_of(2) {
+            2
+        } else {
+            1
+        }
+    } else if R.is_multiple_of(4) && args.rs_c == 1 {
+        4
+    } else {
+        1
+    };
+    let at = |(r, c): (usize, usize)| {
+        args.c
+            .wrapping_offset(r as isize * args.rs_c + (j + c) as isize * args.cs_c)
+    };
     let mut sums = [V::Elem::zero(); MAX_LANES];
     let mut q0 = 0;
-    // SAFETY: the caller's; C's elements are the block's, (r, c) with r < R, c < N.
+    // SAFETY: the caller's; C's elements are the block's, (r, c) with r < R, c < N. A group
+    // starts at a lane that is a multiple of its size, so its elements are one column's
+    // consecutive rows (column-stored C, R a multiple of 4) or one row's consecutive columns
+    // (row-stored C, N a multiple of the group): contiguous in C.
     unsafe {
         let (alpha, beta) = (V::splat(args.alpha), V::splat(args.beta));
         let mut run = [V::zero(); MAX_LANES];
@@ -331,33 +393,41 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
             let lanes = V::LANES.min(R * N - q0);
             for (q, x) in run.iter_mut().enumerate().take(V::LANES) {
                 *x = if q < lanes {
-                    acc[(q0 + q) % R][(q0 + q) / R]
+                    let (r, c) = element(q0 + q);
+                    acc[r][c]
                 } else {
                     V::zero()
                 };
             }
             let scaled = V::mul(alpha, V::lane_sums(&run[..V::LANES]));
-            if by_fours && lanes == V::LANES {
-                // Lanes 4g..4g + 4 are four rows of one column, from row (q0 + 4g) % R.
-                let mut to = [std::ptr::null_mut(); MAX_LANES / 4];
-                let mut from = [std::ptr::null(); MAX_LANES / 4];
-                for g in 0..V::LANES / 4 {
-                    let q = q0 + 4 * g;
-                    to[g] = column(q / R).add(q % R);
+            if group > 1 && lanes == V::LANES {
+                let groups = V::LANES / group;
+                let mut to = [std::ptr::null_mut(); MAX_LANES / 2];
+                let mut from = [std::ptr::null(); MAX_LANES / 2];
+                for g in 0..groups {
+                    to[g] = at(element(q0 + group * g));
                     from[g] = to[g].cast_const();
                 }
-                let groups = V::LANES / 4;
-                let x = if beta_is_zero {
-                    scaled
+                let (to, from) = (&to[..groups], &from[..groups]);
+                if group == 4 {
+                    let x = if beta_is_zero {
+                        scaled
+                    } else {
+                        V::fma(beta, V::load_fours(from), scaled)
+                    };
+                    V::store_fours(x, to);
                 } else {
-                    V::fma(beta, V::load_fours(&from[..groups]), scaled)
-                };
-                V::store_fours(x, &to[..groups]);
+                    let x = if beta_is_zero {
+                        scaled
+                    } else {
+                        V::fma(beta, V::load_pairs(from), scaled)
+                    };
+                    V::store_pairs(x, to);
+                }
             } else {
                 V::store(sums.as_mut_ptr(), scaled);
                 for (q, &x) in sums.iter().enumerate().take(lanes) {
-                    let (r, c) = ((q0 + q) % R, (q0 + q) / R);
-                    let cij = column(c).offset(r as isize * args.rs_c);
+                    let cij = at(element(q0 + q));
                     *cij = if beta_is_zero {
                         x
                     } else {

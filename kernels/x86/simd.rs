@@ -71,6 +71,12 @@ pub(crate) unsafe trait DotSimd: Simd {
     /// Lanes 4g..4g + 4 of `v` to `at[g]` (`at.len() == LANES / 4`), the inverse of
     /// [`DotSimd::load_fours`].
     unsafe fn store_fours(v: Self, at: &[*mut Self::Elem]);
+    /// A register from `LANES / 2` runs of two elements, lanes 2g..2g + 2 from `at[g]`
+    /// (`at.len() == LANES / 2`): two columns of `LANES / 2` rows of a row-stored C.
+    unsafe fn load_pairs(at: &[*const Self::Elem]) -> Self;
+    /// Lanes 2g..2g + 2 of `v` to `at[g]` (`at.len() == LANES / 2`), the inverse of
+    /// [`DotSimd::load_pairs`].
+    unsafe fn store_pairs(v: Self, at: &[*mut Self::Elem]);
     /// Four registers from `LANES` runs of four elements (`at.len() == LANES`): register i
     /// holds element i of each run, lane q from `at[q]`. Loads four rows of a column-stored
     /// matrix, LANES columns wide, as rows.
@@ -391,6 +397,34 @@ unsafe impl DotSimd for Ymm32 {
         // SAFETY: the trait's contract.
         unsafe { _mm256_storeu2_m128(at[1], at[0], v.0) }
     }
+    #[inline(always)]
+    unsafe fn load_pairs(at: &[*const f32]) -> Self {
+        debug_assert_eq!(at.len(), 4);
+        // SAFETY: the trait's contract: 8 readable bytes at each pointer, read unaligned as
+        // the bits of one i64 (a move; nothing is interpreted).
+        unsafe {
+            let pair = |g: usize| std::ptr::read_unaligned(at[g].cast::<i64>());
+            Ymm32(_mm256_castsi256_ps(_mm256_set_epi64x(
+                pair(3),
+                pair(2),
+                pair(1),
+                pair(0),
+            )))
+        }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(v: Self, at: &[*mut f32]) {
+        debug_assert_eq!(at.len(), 4);
+        // SAFETY: the trait's contract: 8 writable bytes at each pointer, written unaligned
+        // as the bits of one i64.
+        unsafe {
+            let q = _mm256_castps_si256(v.0);
+            std::ptr::write_unaligned(at[0].cast::<i64>(), _mm256_extract_epi64::<0>(q));
+            std::ptr::write_unaligned(at[1].cast::<i64>(), _mm256_extract_epi64::<1>(q));
+            std::ptr::write_unaligned(at[2].cast::<i64>(), _mm256_extract_epi64::<2>(q));
+            std::ptr::write_unaligned(at[3].cast::<i64>(), _mm256_extract_epi64::<3>(q));
+        }
+    }
 }
 
 // SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
@@ -519,6 +553,18 @@ unsafe impl DotSimd for Ymm64 {
         debug_assert_eq!(at.len(), 1);
         // SAFETY: the trait's contract.
         unsafe { _mm256_storeu_pd(at[0], v.0) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(at: &[*const f64]) -> Self {
+        debug_assert_eq!(at.len(), 2);
+        // SAFETY: the trait's contract.
+        unsafe { Ymm64(_mm256_loadu2_m128d(at[1], at[0])) }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(v: Self, at: &[*mut f64]) {
+        debug_assert_eq!(at.len(), 2);
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_storeu2_m128d(at[1], at[0], v.0) }
     }
 }
 
@@ -676,6 +722,16 @@ unsafe impl<Y: LoadUnderMaskRegister + DotSimd> DotSimd for Vl<Y> {
     unsafe fn store_fours(v: Self, at: &[*mut Self::Elem]) {
         // SAFETY: the trait's contract.
         unsafe { Y::store_fours(v.0, at) }
+    }
+    #[inline(always)]
+    unsafe fn load_pairs(at: &[*const Self::Elem]) -> Self {
+        // SAFETY: the trait's contract.
+        unsafe { Vl(Y::load_pairs(at)) }
+    }
+    #[inline(always)]
+    unsafe fn store_pairs(v: Self, at: &[*mut Self::Elem]) {
+        // SAFETY: the trait's contract.
+        unsafe { Y::store_pairs(v.0, at) }
     }
 }
 
