@@ -107,8 +107,8 @@ where
     }
 }
 
-/// The distance, in elements, between the rows of the buffer [`dots_gathered`] fills: the
-/// longest k and 16 more, so that the rows do not lie a multiple of 4 KiB apart.
+/// The row length of the buffer [`dots_gathered`] fills: the longest k and 16 elements more,
+/// at least a cache line (the most [`gather_pitch`] asks for).
 const GATHER_PITCH: usize = MAX_DOT_GATHER_K + 16;
 
 /// The body for A's rows not contiguous (NN: A column-stored): gathers them into a buffer on
@@ -131,6 +131,8 @@ where
     debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && (1..=MAX_DOT_GATHER_K).contains(&k));
     let mut rows = MaybeUninit::<Aligned<[[V::Elem; GATHER_PITCH]; MAX_DOT_ROWS]>>::uninit();
     let rows = rows.as_mut_ptr().cast::<V::Elem>();
+    let pitch = gather_pitch::<V::Elem>(k);
+    debug_assert!(pitch <= GATHER_PITCH);
     // SAFETY: A's reads are its m×k elements; the buffer's writes stay in its m rows' first
     // k elements, all of which are written before `dots_in_place` reads them.
     unsafe {
@@ -146,29 +148,43 @@ where
                 }
                 let four = V::rows_of_four(&columns[..V::LANES]);
                 for (i, row) in four.into_iter().enumerate() {
-                    V::store(rows.add((i0 + i) * GATHER_PITCH + p), row);
+                    V::store(rows.add((i0 + i) * pitch + p), row);
                 }
                 p += V::LANES;
             }
-            gather_rows::<V::Elem, 4>(args, i0, p, rows);
+            gather_rows::<V::Elem, 4>(args, i0, p, rows, pitch);
         }
         match m - fours {
             0 => {}
-            1 => gather_rows::<V::Elem, 1>(args, fours, 0, rows),
-            2 => gather_rows::<V::Elem, 2>(args, fours, 0, rows),
-            3 => gather_rows::<V::Elem, 3>(args, fours, 0, rows),
-            4 => gather_rows::<V::Elem, 4>(args, fours, 0, rows),
-            5 => gather_rows::<V::Elem, 5>(args, fours, 0, rows),
-            6 => gather_rows::<V::Elem, 6>(args, fours, 0, rows),
-            7 => gather_rows::<V::Elem, 7>(args, fours, 0, rows),
-            _ => gather_rows::<V::Elem, 8>(args, fours, 0, rows),
+            1 => gather_rows::<V::Elem, 1>(args, fours, 0, rows, pitch),
+            2 => gather_rows::<V::Elem, 2>(args, fours, 0, rows, pitch),
+            3 => gather_rows::<V::Elem, 3>(args, fours, 0, rows, pitch),
+            4 => gather_rows::<V::Elem, 4>(args, fours, 0, rows, pitch),
+            5 => gather_rows::<V::Elem, 5>(args, fours, 0, rows, pitch),
+            6 => gather_rows::<V::Elem, 6>(args, fours, 0, rows, pitch),
+            7 => gather_rows::<V::Elem, 7>(args, fours, 0, rows, pitch),
+            _ => gather_rows::<V::Elem, 8>(args, fours, 0, rows, pitch),
         }
         dots_in_place::<V>(&DotsUkrArgs {
             a: rows,
-            rs_a: GATHER_PITCH as isize,
+            rs_a: pitch as isize,
             cs_a: 1,
             ..*args
         })
+    }
+}
+
+/// The distance, in elements, between the gathered rows of a k-long A: k rounded up to whole
+/// cache lines, and one line more where that would put the rows a multiple of 4 KiB apart.
+/// Against the fixed distance of the longest k (528 elements) it had: dgemm TT 128×8×384
+/// +7.5 %, 256×8×256 +3 %, 96×8×96 +1.4 % (the rows now lie together in L1).
+fn gather_pitch<T>(k: usize) -> usize {
+    let line = 64 / size_of::<T>();
+    let pitch = k.next_multiple_of(line);
+    if (pitch * size_of::<T>()).is_multiple_of(4096) {
+        pitch + line
+    } else {
+        pitch
     }
 }
 
@@ -176,7 +192,7 @@ where
 #[repr(C, align(64))]
 struct Aligned<T>(T);
 
-/// Columns `p0..k` of A's rows `i0..i0 + R` into `rows` (row i at `rows + i·GATHER_PITCH`),
+/// Columns `p0..k` of A's rows `i0..i0 + R` into `rows` (row i at `rows + i·pitch`),
 /// element by element, column after column (the elements of a column-stored A's column are
 /// adjacent).
 ///
@@ -188,6 +204,7 @@ unsafe fn gather_rows<T: Element, const R: usize>(
     i0: usize,
     p0: usize,
     rows: *mut T,
+    pitch: usize,
 ) {
     // SAFETY: the caller's: A's m×k elements are readable, the buffer writable.
     unsafe {
@@ -196,7 +213,7 @@ unsafe fn gather_rows<T: Element, const R: usize>(
                 .a
                 .offset(i0 as isize * args.rs_a + p as isize * args.cs_a);
             for i in 0..R {
-                *rows.add((i0 + i) * GATHER_PITCH + p) = *from.offset(i as isize * args.rs_a);
+                *rows.add((i0 + i) * pitch + p) = *from.offset(i as isize * args.rs_a);
             }
         }
     }
@@ -308,9 +325,9 @@ unsafe fn k_step<V: DotSimd, const R: usize, const N: usize>(
 /// vectors, and written as whole groups where C's storage allows:
 /// * column-stored C: lane q of a run is row q % R of column q / R, and R a multiple of four
 ///   writes four rows of a column at a time ([`DotSimd::store_fours`]);
-/// * row-stored C (the transposed shape: a tall C of a few columns, solved as Cᵀ): lane q is
-///   column q % N of row q / N, and N a multiple of four or of two writes four or two
-///   columns of a row at a time ([`DotSimd::store_pairs`]). Against element by element:
+/// * row-stored C (the transposed shape: a tall C of a few columns, solved as Cᵀ), for blocks
+///   of an even width N and at most 16 elements: lane q is column q % N of row q / N, and
+///   four or two columns of a row are written at a time ([`DotSimd::store_pairs`]). Against element by element:
 ///   sgemm TN/TT 96×6×96 and 96×8×96 +7–8 %, 256×6–8×256 +2–4 %, dgemm 0–4 %
 ///   (docs/Performance.md, session 29).
 ///
@@ -328,10 +345,14 @@ unsafe fn write_block<V: DotSimd, const R: usize, const N: usize>(
 {
     // The lane order is a compile-time constant in each instantiation, so that the runs
     // are gathered from the accumulators' registers: decided at run time, it kept them in
-    // memory and cost the whole kernel up to 2.3× (dgemm TN 256×6×256).
+    // memory and cost the whole kernel up to 2.3× (dgemm TN 256×6×256). The second
+    // instantiation is only for blocks of an even width (whole pairs or fours) and at most 16
+    // elements: for larger ones it took kernels past what LLVM unrolls, the same fall
+    // (dgemm TT 200×7×200 53.6 → 22.3 GFLOPS with the 7×3 block, sgemm TN 200×5×200 102 →
+    // 44 with 5×4).
     // SAFETY: passed on.
     unsafe {
-        if args.cs_c == 1 && args.rs_c != 1 {
+        if N.is_multiple_of(2) && R * N <= 16 && args.cs_c == 1 && args.rs_c != 1 {
             write_runs::<V, R, N, true>(args, j, acc);
         } else {
             write_runs::<V, R, N, false>(args, j, acc);
@@ -364,13 +385,7 @@ unsafe fn write_runs<V: DotSimd, const R: usize, const N: usize, const ALONG_ROW
     };
     // Consecutive lanes that are consecutive elements of C, written as one group.
     let group = if along_rows {
-        if N.is_multiple_of(4) {
-            4
-        } else if N.is_multiple_of(2) {
-            2
-        } else {
-            1
-        }
+        if N.is_multiple_of(4) { 4 } else { 2 }
     } else if R.is_multiple_of(4) && args.rs_c == 1 {
         4
     } else {
