@@ -190,8 +190,12 @@ mod tests {
         let mut c = TestMatrix::<T>::random(rng, values, m, n, Storage::Col);
         // A short, wide C with op(B)'s rows contiguous is taken transposed, by gemm_front's
         // own rule: then op(B)ᵀ is the kernel's A and n its rows.
-        let short_wide =
-            short_and_wide_with_b_rows(T::kernel(cntx), &c.view_mut(), &op_b.apply(b.view()));
+        let short_wide = short_and_wide_with_b_rows(
+            T::kernel(cntx),
+            &c.view_mut(),
+            &op_a.apply(a.view()),
+            &op_b.apply(b.view()),
+        );
         let alpha = match case % 3 {
             0 => T::zero(),
             1 => T::one(),

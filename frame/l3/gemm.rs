@@ -104,7 +104,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let transpose = if kernel.prefers_rows() {
         c_is_col_stored
     } else {
-        c_is_row_stored || short_and_wide_with_b_rows(kernel, c, b)
+        c_is_row_stored || short_and_wide_with_b_rows(kernel, c, a, b)
     };
     // Swapped only when used, and each orientation passed on by reference: moving the views
     // through an `Option` of a tuple cost a store-forwarding stall on every call (perf).
@@ -137,8 +137,30 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     gemm_row_of_tiles(kernel, alpha, a, b, beta, c).then_some(Ok(()))
 }
 
+/// The longest columns of C, in bytes, that [`short_and_wide_with_b_rows`] solves
+/// transposed: dgemm m ≤ 6, sgemm m ≤ 12. Until session 29 it was 32 (less than a 256-bit
+/// vector: dgemm m ≤ 3, sgemm m ≤ 7), on the reasoning that a fuller vector wastes little.
+/// But as it is, such a C's tile is one (masked) vector tall and 12 columns wide: 13 loads
+/// per 12 FMAs, B's rows a whole row stride apart at every k step. Measured through
+/// `cblas_{s,d}gemm` NT and TT (GFLOPS, transposed against as it is, OpenBLAS): dgemm
+/// 4×256×256 NT 52.0 / 34.7 (55.9), TT 51.7 / 33.5 (58.0), 5×96×96 NT 47.2 / 35.3, TT
+/// 47.3 / 32.6, 6×256×256 NT 48.7 / 40.6, TT 53.4 / 41.9; sgemm 10×96×96 NT 86.6 / 70.4, TT
+/// 86.5 / 65.7, 12×256×256 NT 103.8 / 87.2, TT 103.6 / 85.2, 8×256×256 NT 101.7 / 93.4.
+/// Past it, no longer worth it: dgemm m = 7 (NT 0.95, TT 1.10), m = 8 (0.82–0.95), sgemm
+/// m = 13 (0.90–0.97). Short of it, one exception: [`EXACT_VECTOR_MIN_K`].
+const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
+
+/// A column of C that exactly fills a 256-bit vector (dgemm m = 4, sgemm m = 8), with op(A)'s
+/// columns contiguous too (NN, NT), is computed as it is without masks, one full vector load
+/// of A per k step; the transposed problem passes it only from this k. Transposed against
+/// as it is: dgemm NT 4×96×96 0.96, 4×64×48 0.90, 4×256×256 1.54; sgemm NT 8×96×96 0.93
+/// (haswell 0.88), 8×64×48 0.78 (0.79), 8×256×256 1.30 (0.99). With op(A) = Aᵀ (TT) the
+/// transposed problem wins from k = 96 (dgemm 4×96×96 1.32, sgemm 8×96×96 1.03) and is
+/// taken as for other m.
+const EXACT_VECTOR_MIN_K: usize = 128;
+
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
-/// fill less than a 256-bit vector while B's rows are contiguous (op(B) = Bᵀ of a
+/// are under [`MAX_TRANSPOSED_COLUMN_BYTES`] while B's rows are contiguous (op(B) = Bᵀ of a
 /// column-major B), and the sup kernel would read Cᵀ = op(B)ᵀ·op(A)ᵀ's A, op(B)ᵀ, in place.
 /// Then the transposed problem has tall columns, computed with whole vectors; as it is, each
 /// k step spends a vector (mostly masked off) per column of C, and the sup path's transposed
@@ -152,11 +174,16 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
+    a: &MatRef<A>,
     b: &MatRef<B>,
 ) -> bool {
-    const HALF_VECTOR_BYTES: usize = 32;
+    const VECTOR_BYTES: usize = 32;
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
-    m * size_of::<A::Acc>() < HALF_VECTOR_BYTES
+    let column_bytes = m * size_of::<A::Acc>();
+    let exact_vector_in_place =
+        column_bytes == VECTOR_BYTES && a.row_stride() == 1 && k < EXACT_VECTOR_MIN_K;
+    column_bytes < MAX_TRANSPOSED_COLUMN_BYTES
+        && !exact_vector_in_place
         && n > m
         && k >= TRANSPOSED_MIN_K
         && b.col_stride() == 1

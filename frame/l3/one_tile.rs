@@ -58,7 +58,7 @@ pub(crate) fn gemm_row_of_tiles<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return false;
     };
     let col_stored = c.row_stride() == 1;
-    if col_stored && !short_and_wide_with_b_rows(kernel, c, b) {
+    if col_stored && !short_and_wide_with_b_rows(kernel, c, a, b) {
         return row_of_tiles_oriented(sup, alpha, a, b, beta, c);
     }
     if (col_stored || c.col_stride() == 1)
