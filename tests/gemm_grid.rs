@@ -220,19 +220,20 @@ fn sup_path_with_k_split_into_blocks() {
 }
 
 /// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
-/// row-stored as is), which `gemm_front` solves transposed when C's columns are shorter than
-/// a half vector, and the neighbouring shapes it does not: m = 1…8, n past m (one tile, a
-/// partial second, many), every op(A), A and C column-stored or not, every alpha/beta class
-/// (NaN in C under beta = 0), on each configuration as is.
+/// row-stored as is), which `gemm_front` solves transposed when C's columns are under 52
+/// bytes (a column of exactly 256 bits with op(A)'s columns contiguous from k = 128), and
+/// the neighbouring shapes it does not: m = 1…13, n past m (one tile, a partial second,
+/// many), k either side of those thresholds, every op(A), A and C column-stored or not,
+/// every alpha/beta class (NaN in C under beta = 0), on each configuration as is.
 #[test]
 fn short_wide_problems_with_b_rows_contiguous() {
     for (full, _) in contexts_with_tiny_blocks() {
         for_each_dtype(&mut |run, letter| {
             let (_, nr) = sup_tile_of(&full, letter);
             let mut seed = 12_000;
-            for m in 1..=8 {
+            for m in 1..=13 {
                 for n in [m + 1, nr + 1, 97] {
-                    for k in [1, 7, 64] {
+                    for k in [1, 7, 64, 130] {
                         for (op_b, st_b) in [
                             (Op::T, Storage::Col),
                             (Op::C, Storage::Col),
