@@ -578,7 +578,7 @@ pub(super) struct Tiles {
     pub(super) ir: Range<usize>,
 }
 
-/// C[e] += Σ partial_g[e] over k groups g = 1.. with a non-empty k range, for the elements
+/// C\[e\] += Σ partial_g\[e\] over k groups g = 1.. with a non-empty k range, for the elements
 /// `e` (column-major index into m×n) of `share`, in group order.
 fn add_partials<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, share: Range<usize>) {
     let (m, mn, k, pc_ways) = (s.c.m, s.c.m * s.c.n, s.a.ncols(), s.ways.pc);
