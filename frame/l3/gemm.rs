@@ -147,8 +147,16 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// 47.3 / 32.6, 6×256×256 NT 48.7 / 40.6, TT 53.4 / 41.9; sgemm 10×96×96 NT 86.6 / 70.4, TT
 /// 86.5 / 65.7, 12×256×256 NT 103.8 / 87.2, TT 103.6 / 85.2, 8×256×256 NT 101.7 / 93.4.
 /// Past it, no longer worth it: dgemm m = 7 (NT 0.95, TT 1.10), m = 8 (0.82–0.95), sgemm
-/// m = 13 (0.90–0.97). Short of it, one exception: [`EXACT_VECTOR_MIN_K`].
+/// m = 13 (0.90–0.97). Columns of 32 bytes or more go transposed only from
+/// [`WIDE_COLUMN_MIN_K`] (or [`EXACT_VECTOR_MIN_K`]).
 const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
+
+/// The shortest k for which a C with columns of 32 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes
+/// goes transposed (shorter ones from `sup::TRANSPOSED_MIN_K`): below it the transposed
+/// problem's set-up is not repaid. Transposed against as it is, k = 32–40: sgemm NT
+/// 10×32×32 0.87, 12×48×32 0.67, dgemm NT 5×24×32 0.90, 6×40×40 0.90 (TT 0.83–1.19); k = 64:
+/// sgemm 9×24×64 NT 1.12, TT 1.64, dgemm 5×12×64 NT 1.16, TT 2.05.
+const WIDE_COLUMN_MIN_K: usize = 64;
 
 /// A column of C that exactly fills a 256-bit vector (dgemm m = 4, sgemm m = 8), with op(A)'s
 /// columns contiguous too (NN, NT), is computed as it is without masks, one full vector load
@@ -180,12 +188,16 @@ pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     const VECTOR_BYTES: usize = 32;
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     let column_bytes = m * size_of::<A::Acc>();
-    let exact_vector_in_place =
-        column_bytes == VECTOR_BYTES && a.row_stride() == 1 && k < EXACT_VECTOR_MIN_K;
+    let min_k = if column_bytes < VECTOR_BYTES {
+        TRANSPOSED_MIN_K
+    } else if column_bytes == VECTOR_BYTES && a.row_stride() == 1 {
+        EXACT_VECTOR_MIN_K
+    } else {
+        WIDE_COLUMN_MIN_K
+    };
     column_bytes < MAX_TRANSPOSED_COLUMN_BYTES
-        && !exact_vector_in_place
         && n > m
-        && k >= TRANSPOSED_MIN_K
+        && k >= min_k
         && b.col_stride() == 1
         && b.row_stride() != 1
         && kernel
