@@ -45,7 +45,7 @@
 //! element by element along C's smaller stride.
 //!
 //! Measured on hardware (an AMX Xeon, session 29, `docs/Performance.md`): with the
-//! element-by-element epilogue on every call the kernels ran at 13–16 % of the tile unit's
+//! element-by-element epilogue on every call the kernels ran at 12–14 % of the tile unit's
 //! peak, the epilogue costing about as much as the 32 dot products of a KC = 256 block.
 
 use crate::cntx::HwContext;
