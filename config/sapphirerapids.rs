@@ -11,9 +11,10 @@
 //! hardware"): KC = 1024 and MC = 256 for all three pairs. At 1024³ on one thread they gave
 //! bf16 851 GFLOPS and i8 1383 GOPS, against 356 and 477–959 (two runs) with the KC = 256
 //! (bf16) / 512 (int8), MC = 1024 first chosen on paper; KC = 2048 was level or better for
-//! bf16 and behind for i8. A bf16 B micropanel (32 × 1024 × 2 bytes) no longer fits L1: the tile loads stream
-//! it from L2 fast enough, and a long k loop spreads the per-call C update over more dot
-//! products. MC = 256 keeps the packed A block (512 KiB of bf16) in a quarter of the 2 MiB L2.
+//! bf16 and behind for i8. A bf16 B micropanel (32 × 1024 × 2 bytes) no longer fits L1, and
+//! it was faster all the same: a long k loop spreads the per-call C update over more dot
+//! products (why L1 did not matter more was not measured). MC = 256 keeps the packed A block
+//! (512 KiB of bf16) in a quarter of the 2 MiB L2.
 
 //! Before any tile instruction the process asks Linux for the tile state
 //! (`config/amx_permission.rs`), once, when the configurations are first looked at; if Linux

@@ -19,9 +19,10 @@
 //! steps). The accumulators are summed LANES at a time into one register of sums
 //! ([`DotSimd::lane_sums`], horizontal adds: 8 f32 sums in 9 instructions, against 6 for each
 //! on its own), scaled as one vector, and written to a column-stored C as runs of four rows
-//! ([`DotSimd::store_fours`]), to a row-stored one (the transposed shape's) as runs of four
-//! or two columns ([`write_block`]). Measured against four sums at a time written element by element:
-//! sgemm 4×32×32 +23 %, 4×96×96 +4–13 % (docs/Performance.md, session 26).
+//! ([`DotSimd::store_fours`]; against four sums at a time written element by element: sgemm
+//! 4×32×32 +23 %, 4×96×96 +4–13 %, docs/Performance.md, session 26), and to a row-stored one
+//! (the transposed shape's) as runs of four or two columns where the block allows
+//! ([`write_block`]).
 //!
 //! **A's rows not contiguous** (NN, A column-stored): [`dots_gathered`] gathers them into a
 //! stack buffer first, four rows at a time by transposing loads ([`DotSimd::rows_of_four`]).
@@ -327,8 +328,9 @@ unsafe fn k_step<V: DotSimd, const R: usize, const N: usize>(
 ///   writes four rows of a column at a time ([`DotSimd::store_fours`]);
 /// * row-stored C (the transposed shape: a tall C of a few columns, solved as Cᵀ), for blocks
 ///   of an even width N and at most 16 elements: lane q is column q % N of row q / N, and
-///   four or two columns of a row are written at a time ([`DotSimd::store_pairs`]). Against element by element:
-///   sgemm TN/TT 96×6×96 and 96×8×96 +7–8 %, 256×6–8×256 +2–4 %, dgemm 0–4 %
+///   four or two columns of a row are written at a time ([`DotSimd::store_pairs`]). With
+///   the gather pitch change, against element by element (the 8×2 block): sgemm TN/TT
+///   96×8×96 +6–7 %, 256×8×256 +2–3 %, dgemm TN 0–2 %, TT 96×8×96 +3 %, 256×8×256 +11 %
 ///   (docs/Performance.md, session 29).
 ///
 /// A run short of LANES (the block's last), and any other C, goes element by element.
@@ -374,17 +376,16 @@ unsafe fn write_runs<V: DotSimd, const R: usize, const N: usize, const ALONG_ROW
     V::Elem: Scalar,
 {
     let beta_is_zero = args.beta.is_zero();
-    let along_rows = ALONG_ROWS;
     // The element (r, c) of the block that lane q of the runs holds.
     let element = |q: usize| {
-        if along_rows {
+        if ALONG_ROWS {
             (q / N, q % N)
         } else {
             (q % R, q / R)
         }
     };
     // Consecutive lanes that are consecutive elements of C, written as one group.
-    let group = if along_rows {
+    let group = if ALONG_ROWS {
         if N.is_multiple_of(4) { 4 } else { 2 }
     } else if R.is_multiple_of(4) && args.rs_c == 1 {
         4
