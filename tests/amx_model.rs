@@ -1,5 +1,5 @@
 //! The AMX tile kernels on the software model of the tile unit (CI has no AMX; the hardware
-//! path ran once, on an AMX machine lent to session 29: `docs/Performance.md`).
+//! path ran on AMX machines lent to sessions 29 and 30: `docs/Performance.md`).
 //!
 //! 1. The model's instructions against hand-computed cases: strided loads and stores of
 //!    partial tiles and the zeroing rules, `tdpbf16ps`'s accumulation order, rounding ties,
@@ -9,6 +9,8 @@
 //!    grid (op, storage, alpha/beta, sizes around MR = NR = 32 and around a small KC = 64,
 //!    k not a multiple of the tile depth, 0 and 1, several thread layouts), against the
 //!    reference: i8 exact, bf16 within f32's bound (exact on small integers).
+//! 3. Where the CPU has AMX (never in CI), the hardware kernels against the model kernels,
+//!    bit for bit (passed on the machine lent to session 30).
 
 mod harness;
 
@@ -20,7 +22,7 @@ use oxblis::kernels::sapphirerapids::{
 };
 use oxblis::kernels::{GemmUkr, GemmUkrArgs};
 use oxblis::{
-    Blocksizes, Cntx, Element, GemmKernel, GemmPair, MatMut, MatRef, Rntm, Ways, bf16,
+    Blocksizes, Cntx, Element, GemmKernel, GemmPair, I32Acc, MatMut, MatRef, Rntm, Ways, bf16,
     gemm_with_cntx,
 };
 
@@ -644,4 +646,145 @@ fn gemm_case_on_this_thread() {
     };
     let one_thread = Rntm::new().with_num_threads(1).unwrap();
     check::<bf16, bf16>(&bf16_context(), Some(&one_thread), &case, 7);
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. Hardware against the model, where the CPU has AMX
+// ---------------------------------------------------------------------------------------
+
+/// The hardware kernels against the model kernels, bit for bit, with the hardware
+/// configuration's own blocksizes (so both add the same KC blocks in the same order). This is
+/// the check that the model rounds as the silicon does (`tdpbf16ps`'s rounding, DAZ and FTZ).
+/// It runs only where `sapphirerapids` is usable: on CI and the development machines it
+/// prints why it was skipped and passes without checking anything.
+#[test]
+fn hardware_kernels_equal_the_model_bit_for_bit() {
+    let hw = match oxblis::context_named("sapphirerapids") {
+        Ok(cntx) => cntx.clone(),
+        Err(why) => {
+            eprintln!("skipped, no usable AMX here: {why}");
+            return;
+        }
+    };
+    let b16_model = with_model_kernel::<bf16, bf16>(&hw, gemm_b16_amx_32x32_model, (32, 2));
+    let i8_model = with_model_kernel::<i8, i8>(&hw, gemm_i8_amx_32x32_model, (64, 4));
+    let u8_model = with_model_kernel::<u8, i8>(&hw, gemm_u8i8_amx_32x32_model, (64, 4));
+    let mut bits = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        bits ^= bits << 13;
+        bits ^= bits >> 7;
+        bits ^= bits << 17;
+        bits
+    };
+    // Shapes: edges around 32, k over one and several KC = 1024 blocks, k not a multiple of
+    // the tile depth. C column-stored with alpha = 1 takes the tiles-only path, the others
+    // the epilogue.
+    let shapes = [
+        (1, 1, 1),
+        (33, 31, 65),
+        (64, 64, 1024),
+        (70, 45, 2500),
+        (200, 96, 777),
+    ];
+    for &(m, n, k) in &shapes {
+        for (alpha, beta, c_rows) in [(1.0, 0.0, false), (1.0, 0.0, true), (-0.5, 1.5, false)] {
+            // bf16 operands: random sign, mantissa and a biased exponent of 0 (denormal)
+            // about one time in eight, otherwise 57–196, so that products reach f32's
+            // denormals and its rounding, but no sum overflows.
+            let mut b16 = |len: usize| -> Vec<bf16> {
+                (0..len)
+                    .map(|_| {
+                        let r = next();
+                        let exp = if r % 8 == 0 { 0 } else { 57 + (r >> 3) % 140 } as u16;
+                        let sign = ((r >> 20) & 1) as u16;
+                        bf16::from_bits(sign << 15 | exp << 7 | ((r >> 32) & 0x7f) as u16)
+                    })
+                    .collect()
+            };
+            let (a, b) = (b16(m * k), b16(k * n));
+            let c0: Vec<f32> = b16(m * n).iter().map(|x| x.to_f32()).collect();
+            let run = |cntx: &Cntx| {
+                let mut c = c0.clone();
+                let av = MatRef::col_major(&a, m, k, m).unwrap().scaled(alpha);
+                let bv = MatRef::col_major(&b, k, n, k).unwrap();
+                let cv = if c_rows {
+                    MatMut::row_major(&mut c, m, n, n)
+                } else {
+                    MatMut::col_major(&mut c, m, n, m)
+                };
+                let one = Rntm::new().with_num_threads(1).unwrap();
+                gemm_with_cntx(&av, &bv, &mut cv.unwrap().with_beta(beta), cntx, Some(&one))
+                    .unwrap();
+                c.iter().map(|x| x.to_bits()).collect::<Vec<u32>>()
+            };
+            let (on_hw, on_model) = (run(&hw), run(&b16_model));
+            let differ = on_hw.iter().zip(&on_model).filter(|(h, s)| h != s).count();
+            assert_eq!(
+                differ, 0,
+                "bf16 {m}x{n}x{k} alpha {alpha} beta {beta} row-stored C {c_rows}: \
+                 {differ} elements differ from the model"
+            );
+            for unsigned_a in [false, true] {
+                let ints = |len: usize, next: &mut dyn FnMut() -> u64| -> Vec<u8> {
+                    (0..len).map(|_| next() as u8).collect()
+                };
+                let (a, b) = (ints(m * k, &mut next), ints(k * n, &mut next));
+                let b: Vec<i8> = b.iter().map(|&x| x as i8).collect();
+                let c0: Vec<I32Acc> = (0..m * n)
+                    .map(|_| std::num::Wrapping(next() as i32))
+                    .collect();
+                let alpha = std::num::Wrapping(if alpha == 1.0 { 1 } else { -3 });
+                let beta = std::num::Wrapping(beta as i32);
+                let int_run = |cntx: &Cntx| -> Vec<I32Acc> {
+                    let mut c = c0.clone();
+                    let bv = MatRef::col_major(&b, k, n, k).unwrap();
+                    let mut cv = if c_rows {
+                        MatMut::row_major(&mut c, m, n, n)
+                    } else {
+                        MatMut::col_major(&mut c, m, n, m)
+                    }
+                    .unwrap()
+                    .with_beta(beta);
+                    let one = Rntm::new().with_num_threads(1).unwrap();
+                    if unsigned_a {
+                        let av = MatRef::col_major(&a, m, k, m).unwrap().scaled(alpha);
+                        gemm_with_cntx(&av, &bv, &mut cv, cntx, Some(&one)).unwrap();
+                    } else {
+                        let a: Vec<i8> = a.iter().map(|&x| x as i8).collect();
+                        let av = MatRef::col_major(&a, m, k, m).unwrap().scaled(alpha);
+                        gemm_with_cntx(&av, &bv, &mut cv, cntx, Some(&one)).unwrap();
+                    }
+                    c
+                };
+                let model = if unsigned_a { &u8_model } else { &i8_model };
+                assert!(
+                    int_run(&hw) == int_run(model),
+                    "{} {m}x{n}x{k}: the hardware differs from the model",
+                    if unsigned_a { "u8 x i8" } else { "i8 x i8" }
+                );
+            }
+        }
+    }
+    eprintln!(
+        "checked on AMX hardware: {} shapes, bf16, i8 and u8 x i8",
+        shapes.len()
+    );
+}
+
+/// `cntx` with its `A × B` kernel replaced by the model kernel `ukr`, keeping the hardware
+/// kernel's blocksizes and storage preference.
+fn with_model_kernel<A: GemmPair<B>, B: Element>(
+    cntx: &Cntx,
+    ukr: GemmUkr<A, B>,
+    groups: (usize, usize),
+) -> Cntx {
+    let hw = cntx.kernel::<A, B>();
+    // SAFETY: the model kernels implement the contract for 32×32 tiles in the k-grouped
+    // layout `groups`, with the model's per-thread context, on any x86-64.
+    let kernel = unsafe {
+        GemmKernel::new("amx_model_twin", ukr, hw.prefers_rows(), hw.blocksizes())
+            .with_k_groups(groups.0, groups.1)
+            .with_hw_context(AMX_MODEL_CONTEXT)
+    };
+    cntx.clone().with_kernel(kernel).unwrap()
 }
