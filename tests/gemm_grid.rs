@@ -222,8 +222,9 @@ fn sup_path_with_k_split_into_blocks() {
 /// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
 /// row-stored as is), which `gemm_front` solves transposed when C's columns are under 52
 /// bytes (from k = 32 under 32 bytes, k = 64 above, and a column of exactly 256 bits with
-/// op(A)'s columns contiguous from k = 128), and
-/// the neighbouring shapes it does not: m = 1…13, n past m (one tile, a partial second,
+/// op(A)'s columns contiguous from k = 128), or under 60 bytes from k = 32 with op(A)'s rows
+/// contiguous, and the neighbouring shapes it does not: m = 1…15, n past m (one tile, a
+/// partial second,
 /// many), k either side of those thresholds, every op(A), A and C column-stored or not,
 /// every alpha/beta class (NaN in C under beta = 0), on each configuration as is.
 #[test]
@@ -232,9 +233,9 @@ fn short_wide_problems_with_b_rows_contiguous() {
         for_each_dtype(&mut |run, letter| {
             let (_, nr) = sup_tile_of(&full, letter);
             let mut seed = 12_000;
-            for m in 1..=13 {
+            for m in 1..=15 {
                 for n in [m + 1, nr + 1, 97] {
-                    for k in [1, 7, 40, 64, 130] {
+                    for k in [1, 7, 32, 40, 64, 130] {
                         for (op_b, st_b) in [
                             (Op::T, Storage::Col),
                             (Op::C, Storage::Col),

@@ -148,14 +148,29 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// 86.5 / 65.7, 12×256×256 NT 103.8 / 87.2, TT 103.6 / 85.2, 8×256×256 NT 101.7 / 93.4.
 /// Past it, no longer worth it: dgemm m = 7 (NT 0.95, TT 1.10), m = 8 (0.82–0.95), sgemm
 /// m = 13 (0.90–0.97). Columns of 32 bytes or more go transposed only from
-/// [`WIDE_COLUMN_MIN_K`] (or [`EXACT_VECTOR_MIN_K`]).
+/// [`WIDE_COLUMN_MIN_K`] (or [`EXACT_VECTOR_MIN_K`]). With op(A)'s rows contiguous (TT) the
+/// limit is [`MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS`].
 const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
 
+/// [`MAX_TRANSPOSED_COLUMN_BYTES`] where op(A)'s rows are contiguous (TT): dgemm m ≤ 7,
+/// sgemm m ≤ 14. As it is, such an A is first copied onto the stack by columns (element by
+/// element), which the transposed problem avoids: it reads op(A)'s rows in place as its B.
+/// Since session 30 (C's rows written row by row in the sup kernels, `sup_real.rs`),
+/// transposed against as it is, through `cblas_{s,d}gemm` TT: sgemm 13×96×96 1.06, 14×64×48
+/// 1.10, dgemm 7×96×96 1.19, 7×40×32 1.06; not for a whole 512-bit vector or more: sgemm
+/// 15×48×32 0.90, 16×96×96 0.92, 16×256×256 0.95, dgemm 8×96×96 0.98, 8×256×256 0.99.
+const MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS: usize = 60;
+
 /// The shortest k for which a C with columns of 32 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes
-/// goes transposed (shorter ones from `sup::TRANSPOSED_MIN_K`): below it the transposed
-/// problem's set-up is not repaid. Transposed against as it is, k = 32–40: sgemm NT
-/// 10×32×32 0.87, 12×48×32 0.67, dgemm NT 5×24×32 0.90, 6×40×40 0.90 (TT 0.83–1.19); k = 64:
-/// sgemm 9×24×64 NT 1.12, TT 1.64, dgemm 5×12×64 NT 1.16, TT 2.05.
+/// and op(A)'s columns contiguous goes transposed (shorter ones, and any with op(A)'s rows
+/// contiguous, from `sup::TRANSPOSED_MIN_K`): below it the transposed problem's set-up is not
+/// repaid. Transposed against as it is, k = 32–40: sgemm NT 10×32×32 0.87, 12×48×32 0.67,
+/// dgemm NT 5×24×32 0.90, 6×40×40 0.90; k = 64: sgemm 9×24×64 NT 1.12, dgemm 5×12×64 NT
+/// 1.16. For TT the limit was the same until session 30; with C's rows written row by row
+/// (`sup_real.rs`) the transposed problem wins from k = 32 (sgemm TT 8×64×48 1.14, 12×48×40
+/// 1.10, 10×24×40 1.52, 9×96×48 1.38, dgemm 4×64×32 1.15, 6×40×40 1.23, 5×24×40 1.44; the
+/// one loss 8×64×32, 0.99). NT with k = 32–48 was measured again then, and still loses in
+/// places (sgemm 8×64×32 0.82, 8×64×48 0.89, 12×48×32 0.84, dgemm 4×64×32 0.92).
 const WIDE_COLUMN_MIN_K: usize = 64;
 
 /// A column of C that exactly fills a 256-bit vector (dgemm m = 4, sgemm m = 8), with op(A)'s
@@ -163,12 +178,11 @@ const WIDE_COLUMN_MIN_K: usize = 64;
 /// of A per k step; the transposed problem passes it only from this k. Transposed against
 /// as it is: dgemm NT 4×96×96 0.96, 4×64×48 0.90, 4×256×256 1.54; sgemm NT 8×96×96 0.93
 /// (haswell 0.88), 8×64×48 0.78 (0.79), 8×256×256 1.30 (0.99). With op(A) = Aᵀ (TT) the
-/// transposed problem wins from k = 96 (dgemm 4×96×96 1.32, sgemm 8×96×96 1.03) and is
-/// taken as for other m.
+/// transposed problem is taken from `sup::TRANSPOSED_MIN_K` (see [`WIDE_COLUMN_MIN_K`]).
 const EXACT_VECTOR_MIN_K: usize = 128;
 
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
-/// are under [`MAX_TRANSPOSED_COLUMN_BYTES`] while B's rows are contiguous (op(B) = Bᵀ of a
+/// are under [`MAX_TRANSPOSED_COLUMN_BYTES`] (or [`MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS`]) while B's rows are contiguous (op(B) = Bᵀ of a
 /// column-major B), and the sup kernel would read Cᵀ = op(B)ᵀ·op(A)ᵀ's A, op(B)ᵀ, in place.
 /// Then the transposed problem has tall columns, computed with whole vectors; as it is, each
 /// k step spends a vector (mostly masked off) per column of C, and the sup path's transposed
@@ -188,14 +202,17 @@ pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     const VECTOR_BYTES: usize = 32;
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     let column_bytes = m * size_of::<A::Acc>();
-    let min_k = if column_bytes < VECTOR_BYTES {
-        TRANSPOSED_MIN_K
-    } else if column_bytes == VECTOR_BYTES && a.row_stride() == 1 {
-        EXACT_VECTOR_MIN_K
+    let a_rows = a.row_stride() != 1;
+    let (max_bytes, min_k) = if a_rows {
+        (MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS, TRANSPOSED_MIN_K)
+    } else if column_bytes < VECTOR_BYTES {
+        (MAX_TRANSPOSED_COLUMN_BYTES, TRANSPOSED_MIN_K)
+    } else if column_bytes == VECTOR_BYTES {
+        (MAX_TRANSPOSED_COLUMN_BYTES, EXACT_VECTOR_MIN_K)
     } else {
-        WIDE_COLUMN_MIN_K
+        (MAX_TRANSPOSED_COLUMN_BYTES, WIDE_COLUMN_MIN_K)
     };
-    column_bytes < MAX_TRANSPOSED_COLUMN_BYTES
+    column_bytes < max_bytes
         && n > m
         && k >= min_k
         && b.col_stride() == 1
