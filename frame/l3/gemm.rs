@@ -155,7 +155,7 @@ const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
 /// [`MAX_TRANSPOSED_COLUMN_BYTES`] where op(A)'s rows are contiguous (TT): dgemm m ≤ 7,
 /// sgemm m ≤ 14. As it is, such an A is first copied onto the stack by columns (element by
 /// element), which the transposed problem avoids: it reads op(A)'s rows in place as its B.
-/// Since session 30 (C's rows written row by row in the sup kernels, `sup_real.rs`),
+/// Since session 30 (row-stored C written by rows in the sup kernels, `sup_real.rs`),
 /// transposed against as it is, through `cblas_{s,d}gemm` TT: sgemm 13×96×96 1.06, 14×64×48
 /// 1.10, dgemm 7×96×96 1.19, 7×40×32 1.06; not for a whole 512-bit vector or more: sgemm
 /// 15×48×32 0.90, 16×96×96 0.92, 16×256×256 0.95, dgemm 8×96×96 0.98, 8×256×256 0.99.
@@ -166,8 +166,8 @@ const MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS: usize = 60;
 /// contiguous, from `sup::TRANSPOSED_MIN_K`): below it the transposed problem's set-up is not
 /// repaid. Transposed against as it is, k = 32–40: sgemm NT 10×32×32 0.87, 12×48×32 0.67,
 /// dgemm NT 5×24×32 0.90, 6×40×40 0.90; k = 64: sgemm 9×24×64 NT 1.12, dgemm 5×12×64 NT
-/// 1.16. For TT the limit was the same until session 30; with C's rows written row by row
-/// (`sup_real.rs`) the transposed problem wins from k = 32 (sgemm TT 8×64×48 1.14, 12×48×40
+/// 1.16. For TT the limit was the same until session 30; with C's rows written by rows
+/// (`sup_real.rs`, measured before its block transposes) the transposed problem wins from k = 32 (sgemm TT 8×64×48 1.14, 12×48×40
 /// 1.10, 10×24×40 1.52, 9×96×48 1.38, dgemm 4×64×32 1.15, 6×40×40 1.23, 5×24×40 1.44; the
 /// one loss 8×64×32, 0.99). NT with k = 32–48 was measured again then, and still loses in
 /// places (sgemm 8×64×32 0.82, 8×64×48 0.89, 12×48×32 0.84, dgemm 4×64×32 0.92).

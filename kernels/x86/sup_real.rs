@@ -27,7 +27,7 @@
 use std::mem::MaybeUninit;
 
 use crate::kernels::SupUkrArgs;
-use crate::kernels::x86::simd::Simd;
+use crate::kernels::x86::simd::{Simd, SquareTranspose, Ymm32, Ymm64};
 use crate::types::Scalar;
 
 /// The widest tile any sup kernel uses, in columns (the match below covers 1..=12).
@@ -43,7 +43,7 @@ const MAX_NR: usize = 12;
 pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
-    V::Elem: Scalar,
+    V::Elem: RowBlock,
 {
     debug_assert!(NR <= MAX_NR && args.n >= 1 && args.n <= NR && args.m <= 2 * V::LANES);
     debug_assert!(H::LANES <= V::LANES);
@@ -110,7 +110,7 @@ unsafe fn k_step<
     acc0: &mut [V0; N],
     acc1: &mut [V1; N],
 ) where
-    V0::Elem: Scalar,
+    V0::Elem: RowBlock,
 {
     // SAFETY: the caller's.
     unsafe {
@@ -178,7 +178,7 @@ const DOT_CHUNK: usize = 64;
 #[inline(always)]
 unsafe fn dot_row<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
 where
-    V::Elem: Scalar,
+    V::Elem: RowBlock,
 {
     // SAFETY: A's reads stay in its row's k elements, B's in its n columns (j < n) and k
     // rows (masked past k), C's in the tile's row; the stack copy is written before it is
@@ -257,7 +257,7 @@ where
 pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
-    V::Elem: Scalar,
+    V::Elem: RowBlock,
 {
     debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
     debug_assert!(GROUP >= 1 && GROUP <= NR);
@@ -293,7 +293,7 @@ unsafe fn by_columns<
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
-    V0::Elem: Scalar,
+    V0::Elem: RowBlock,
 {
     // SAFETY: passed on, with N = args.n.
     unsafe {
@@ -333,7 +333,7 @@ unsafe fn body<
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
-    V0::Elem: Scalar,
+    V0::Elem: RowBlock,
 {
     // Where the last vector starts, and (a constant for full tiles, so that its mask folds
     // away: plain loads and stores) how many rows it holds.
@@ -437,50 +437,7 @@ unsafe fn body<
                 }
             }
         } else if args.cs_c == 1 {
-            // C's rows contiguous (the transposed problem of a short, wide C; the transposed
-            // edge tiles of `sup::run_sup_tile`): through a stack tile as below, then row by
-            // row, each row's N elements one contiguous run, the scalar cases outside the
-            // loops. Against the element-by-element loop below (one branch on beta per
-            // element, rows inner): sgemm NT 4×96×96 1.21×, 2×96×96 1.12×, TT 8×96×96
-            // 1.09×, dgemm NT 5×96×96 1.05× (docs/Performance.md). Transposing the tile in
-            // 32-byte blocks (zero-padded to whole blocks) instead was no faster, and slower
-            // where N is not a multiple of the block (dgemm 5×96×96 0.89×, sgemm 2×96×96
-            // 0.95×).
-            let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
-            let tile = tile.as_mut_ptr().cast::<V0::Elem>();
-            let ld = last + V1::LANES;
-            for j in 0..N {
-                if VECS == 2 {
-                    V0::store(tile.add(j * ld), acc0[j]);
-                }
-                V1::store(tile.add(j * ld + last), acc1[j]);
-            }
-            let row = |i: usize| args.c.offset(i as isize * args.rs_c);
-            let (alpha, beta) = (args.alpha, args.beta);
-            match scalars {
-                (true, true) => {
-                    for i in 0..m {
-                        for j in 0..N {
-                            *row(i).add(j) = *tile.add(j * ld + i);
-                        }
-                    }
-                }
-                (false, true) => {
-                    for i in 0..m {
-                        for j in 0..N {
-                            *row(i).add(j) = alpha * *tile.add(j * ld + i);
-                        }
-                    }
-                }
-                _ => {
-                    for i in 0..m {
-                        for j in 0..N {
-                            let p = row(i).add(j);
-                            *p = alpha * *tile.add(j * ld + i) + beta * *p;
-                        }
-                    }
-                }
-            }
+            write_rows::<V0, V1, VECS, N>(args, m, &acc0, &acc1, scalars)
         } else {
             // General strides: element by element, through a stack tile (rows < m ≤ 32 of
             // columns < N, each written here before it is read).
@@ -504,6 +461,120 @@ unsafe fn body<
                     } else {
                         x + args.beta * *p
                     };
+                }
+            }
+        }
+    }
+}
+
+/// An element type with the 256-bit register that holds a square block of it
+/// (`SquareTranspose`): how [`write_rows`] turns the accumulators' columns into C's rows.
+pub(crate) trait RowBlock: Scalar {
+    /// 8 × f32 or 4 × f64.
+    type Row: SquareTranspose<Elem = Self>;
+}
+
+impl RowBlock for f32 {
+    type Row = Ymm32;
+}
+
+impl RowBlock for f64 {
+    type Row = Ymm64;
+}
+
+/// The epilogue of a tile whose C has contiguous rows (`cs_c == 1`: the transposed problem
+/// of a short, wide C, and the sup path's transposed edge tiles). The accumulators go to a
+/// stack tile by columns. Each whole block of columns (8 f32 or 4 f64) comes back as 256-bit
+/// pieces, is transposed in registers into rows, and each row updates its run of C with one
+/// 256-bit load and store. The columns past the last whole block go row by row, element by
+/// element.
+///
+/// Measured through CBLAS against the element-by-element row loop alone (docs/Performance.md,
+/// session 30): sgemm TT 8×64×32 1.23×, 8×64×48 1.17×, 12×48×40 1.11×, dgemm TT 4×64×32
+/// 1.08×. Blocks padded with zero columns and stored under a mask lost where N is under a
+/// block or just over (sgemm 2×96×96 0.92×, dgemm 5×96×96 0.97×), hence the loop for the rest.
+///
+/// # Safety
+/// As [`body`], with `m` rows, C's rows `args.rs_c` apart and its columns adjacent; AVX and
+/// FMA compiled in.
+#[inline(always)]
+unsafe fn write_rows<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, const N: usize>(
+    args: &SupUkrArgs<V0::Elem, V0::Elem>,
+    m: usize,
+    acc0: &[V0; N],
+    acc1: &[V1; N],
+    (alpha_is_one, beta_is_zero): (bool, bool),
+) where
+    V0::Elem: RowBlock,
+{
+    type Row<T> = <T as RowBlock>::Row;
+    let block = Row::<V0::Elem>::LANES;
+    let last = (VECS - 1) * V0::LANES;
+    // The stack tile's column stride: a whole number of blocks, since every vector type holds
+    // a multiple of 32 bytes.
+    let ld = last + V1::LANES;
+    let whole = N / block * block;
+    // SAFETY: the stack tile holds ld·N ≤ 32·12 elements, all written before they are read;
+    // the block loads read rows < ld (first_row < m ≤ ld, both multiples of the block) of
+    // columns < whole ≤ N. C is read (beta ≠ 0) and written only in rows < m, columns < N:
+    // memory the contract makes valid.
+    unsafe {
+        let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
+        let tile = tile.as_mut_ptr().cast::<V0::Elem>();
+        for j in 0..N {
+            if VECS == 2 {
+                V0::store(tile.add(j * ld), acc0[j]);
+            }
+            V1::store(tile.add(j * ld + last), acc1[j]);
+        }
+        let row = |i: usize| args.c.offset(i as isize * args.rs_c);
+        let (alpha, beta) = (args.alpha, args.beta);
+        let (alpha_v, beta_v) = (Row::<V0::Elem>::splat(alpha), Row::<V0::Elem>::splat(beta));
+        let mut rows = [Row::<V0::Elem>::zero(); 8];
+        for first_col in (0..whole).step_by(block) {
+            for first_row in (0..m).step_by(block) {
+                for (c, r) in rows.iter_mut().enumerate().take(block) {
+                    *r = Row::<V0::Elem>::load(tile.add((first_col + c) * ld + first_row));
+                }
+                Row::<V0::Elem>::transpose_square(&mut rows[..block]);
+                for (r, &x) in rows.iter().enumerate().take(block.min(m - first_row)) {
+                    let p = row(first_row + r).add(first_col);
+                    let x = if alpha_is_one {
+                        x
+                    } else {
+                        Row::<V0::Elem>::mul(alpha_v, x)
+                    };
+                    let y = if beta_is_zero {
+                        x
+                    } else {
+                        Row::<V0::Elem>::fma(beta_v, Row::<V0::Elem>::load(p), x)
+                    };
+                    Row::<V0::Elem>::store(p, y);
+                }
+            }
+        }
+        // The rest, the alpha/beta cases as loops of their own.
+        match (alpha_is_one, beta_is_zero) {
+            (true, true) => {
+                for i in 0..m {
+                    for j in whole..N {
+                        *row(i).add(j) = *tile.add(j * ld + i);
+                    }
+                }
+            }
+            (false, true) => {
+                for i in 0..m {
+                    for j in whole..N {
+                        *row(i).add(j) = alpha * *tile.add(j * ld + i);
+                    }
+                }
+            }
+            _ => {
+                for i in 0..m {
+                    for j in whole..N {
+                        let p = row(i).add(j);
+                        *p = alpha * *tile.add(j * ld + i) + beta * *p;
+                    }
                 }
             }
         }
@@ -535,7 +606,7 @@ unsafe fn k_loop<
     b_offsets: &[isize; N],
 ) -> ([V0; N], [V1; N])
 where
-    V0::Elem: Scalar,
+    V0::Elem: RowBlock,
 {
     // SAFETY: the caller's: the first vector's rows are all in the tile, the last vector's
     // loads are masked to its rows (or exactly its rows when FULL), broadcasts stay in B's N
