@@ -221,12 +221,12 @@ fn sup_path_with_k_split_into_blocks() {
 
 /// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
 /// row-stored as is), which `gemm_front` solves transposed when C's columns are under 52
-/// bytes (from k = 32 under 32 bytes, k = 64 above, and a column of exactly 256 bits with
+/// bytes (from k = 32 under 32 bytes, k = 40 above, and a column of exactly 256 bits with
 /// op(A)'s columns contiguous from k = 128), or under 60 bytes from k = 32 with op(A)'s rows
 /// contiguous, and the neighbouring shapes it does not: m = 1…15, n past m (one tile, a
-/// partial second,
-/// many), k either side of those thresholds, every op(A), A and C column-stored or not,
-/// every alpha/beta class (NaN in C under beta = 0), on each configuration as is.
+/// partial second, many), k either side of those thresholds, every op(A), A and C
+/// column-stored or not, every alpha/beta class (NaN in C under beta = 0), on each
+/// configuration as is.
 #[test]
 fn short_wide_problems_with_b_rows_contiguous() {
     for (full, _) in contexts_with_tiny_blocks() {

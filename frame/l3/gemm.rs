@@ -164,21 +164,27 @@ const MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS: usize = 60;
 /// The shortest k for which a C with columns of 32 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes
 /// and op(A)'s columns contiguous goes transposed (shorter ones, and any with op(A)'s rows
 /// contiguous, from `sup::TRANSPOSED_MIN_K`): below it the transposed problem's set-up is not
-/// repaid. Transposed against as it is, k = 32–40: sgemm NT 10×32×32 0.87, 12×48×32 0.67,
-/// dgemm NT 5×24×32 0.90, 6×40×40 0.90; k = 64: sgemm 9×24×64 NT 1.12, dgemm 5×12×64 NT
-/// 1.16. For TT the limit was the same until session 30; with C's rows written by rows
-/// (`sup_real.rs`, measured before its block transposes) the transposed problem wins from k = 32 (sgemm TT 8×64×48 1.14, 12×48×40
-/// 1.10, 10×24×40 1.52, 9×96×48 1.38, dgemm 4×64×32 1.15, 6×40×40 1.23, 5×24×40 1.44; the
-/// one loss 8×64×32, 0.99). NT with k = 32–48 was measured again then, and still loses in
-/// places (sgemm 8×64×32 0.82, 8×64×48 0.89, 12×48×32 0.84, dgemm 4×64×32 0.92).
-const WIDE_COLUMN_MIN_K: usize = 64;
+/// repaid. It was 64 until session 30 (sgemm NT 10×32×32 0.87, 12×48×32 0.67, dgemm NT
+/// 5×24×32 0.90, 6×40×40 0.90 transposed against as it is, with C's rows written element by
+/// element). With whole blocks of C's rows transposed in registers (`sup_real.rs`,
+/// `write_rows`), through `cblas_{s,d}gemm` NT, transposed against as it is: k = 40 sgemm
+/// 9×48×40 1.24, 11×64×40 1.18, 10×16×40 1.23, 12×96×40 1.08, 12×48×40 0.98, 12×24×40 0.99;
+/// dgemm 5×48×40 1.19, 6×96×40 1.14, 5×16×40 1.30, 6×40×40 1.03, 6×24×40 0.93; k = 32
+/// sgemm 12×48×32 0.91, dgemm 6×40×32 0.96. TT takes k from 32: there the problem as it is
+/// first copies op(A) onto the stack (sgemm TT 8×64×48 1.14, 12×48×40 1.10, 10×24×40 1.52,
+/// 9×96×48 1.38, dgemm 4×64×32 1.15, 6×40×40 1.23, 5×24×40 1.44, measured before the block
+/// transposes; the one loss 8×64×32, 0.99).
+const WIDE_COLUMN_MIN_K: usize = 40;
 
 /// A column of C that exactly fills a 256-bit vector (dgemm m = 4, sgemm m = 8), with op(A)'s
 /// columns contiguous too (NN, NT), is computed as it is without masks, one full vector load
 /// of A per k step; the transposed problem passes it only from this k. Transposed against
 /// as it is: dgemm NT 4×96×96 0.96, 4×64×48 0.90, 4×256×256 1.54; sgemm NT 8×96×96 0.93
-/// (haswell 0.88), 8×64×48 0.78 (0.79), 8×256×256 1.30 (0.99). With op(A) = Aᵀ (TT) the
-/// transposed problem is taken from `sup::TRANSPOSED_MIN_K` (see [`WIDE_COLUMN_MIN_K`]).
+/// (haswell 0.88), 8×64×48 0.78 (0.79), 8×256×256 1.30 (0.99). With session 30's row
+/// transposes it still depends on n, not only k: sgemm NT 8×64×64 1.03, 8×96×96 1.06, but
+/// 8×24×64 0.88, 8×48×48 0.86, dgemm 4×96×96 1.06, but 4×24×64 0.89, 4×48×48 0.89; so the
+/// limit stays. With op(A) = Aᵀ (TT) the transposed problem is taken from
+/// `sup::TRANSPOSED_MIN_K` (see [`WIDE_COLUMN_MIN_K`]).
 const EXACT_VECTOR_MIN_K: usize = 128;
 
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
