@@ -321,6 +321,52 @@ fn short_wide_problems_with_b_columns_contiguous() {
     }
 }
 
+/// C of 1 to 5 columns with A's columns too far apart for the sup kernels (over 2 KiB: 300
+/// f64 or 600 f32 rows), which one thread computes column by column through the gemv kernel
+/// up to 4 columns (`GEMV_COLUMNS_MAX_N` in `frame/l3/gemm.rs`) and packs A for 5: every
+/// op(B) and storage of B and C, A column-stored as is and transposed (op(A) = Aᵀ of a
+/// row-stored A reads the same memory), k = 1, 9 and 100, every alpha/beta class (NaN in C
+/// under beta = 0), on each configuration as is; and on two threads (never by columns).
+#[test]
+fn few_columns_with_far_apart_columns_of_a() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 17_000;
+        for n in 1..=5 {
+            for k in [1, 9, 100] {
+                for (op_a, st_a) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
+                    for (op_b, st_b) in [
+                        (Op::N, Storage::Col),
+                        (Op::T, Storage::Col),
+                        (Op::N, Storage::Row),
+                        (Op::N, Storage::Gen),
+                    ] {
+                        for st_c in [Storage::Col, Storage::Row, Storage::Gen] {
+                            seed += 1;
+                            let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
+                            let beta = class(seed / 4);
+                            let case = |m| Case {
+                                op_a,
+                                op_b,
+                                st_a,
+                                st_b,
+                                st_c,
+                                alpha: class(seed),
+                                beta,
+                                nan_in_c: beta == ScalarClass::Zero,
+                                ..Case::new(m, n, k)
+                            };
+                            let rntm = (seed % 5 == 0).then_some(&two);
+                            run_case::<f32>(&full, rntm, &case(600), seed);
+                            run_case::<f64>(&full, rntm, &case(300), seed);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The loop nest at the default blocksizes (no sup path), with k long enough for whole 8×8
 /// transpose blocks when packing row-stored A and column-stored B: every op(A) × op(B) ×
 /// storage, k = 16 (whole blocks only: the last one ends the panel) and k = 19 (a remainder

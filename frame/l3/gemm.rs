@@ -292,6 +292,27 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, &plan)
 }
 
+/// The most columns of C that [`gemm_unsuited_to_sup`] computes one at a time through the
+/// gemv kernel when A's columns lie too far apart for the sup kernels (which is why the
+/// problem got there): packing A (m×k) costs about as much as a pass over it, and each packed
+/// element would be used only n times. Measured in session 30 (skx, through
+/// `cblas_{s,d}gemm` NN, columns against packing only A, GFLOPS): dgemm 1000×2×100 13.4 →
+/// 24.3, 512×2×512 11.6 → 22.5, 300×2×300 12.3 → 25.5, 1000×3×100 18.0 → 23.9, 1000×3×1000
+/// 10.8 → 21.6, 1000×4×100 22.0 → 24.5; sgemm 1000×2×100 25.6 → 48.6, 1000×3×100 36.0 →
+/// 50.8, 1000×3×1000 33.3 → 42.9, 1000×4×100 43.2 → 51.0. From 5 columns packing wins
+/// (dgemm 3000×5×50 24.8 against 21.3, 1000×8×300 29.6 against 21.6). OpenBLAS reads A once
+/// for all the columns and stays ahead where A is cached (dgemm 1000×2×100 48 GFLOPS): a
+/// kernel that does the same is what is left to write. Real dtypes only: the complex ones
+/// were not measured.
+const GEMV_COLUMNS_MAX_N: usize = 4;
+
+/// The largest A (bytes) that [`GEMV_COLUMNS_MAX_N`]'s columns read once per column: from
+/// memory, n passes over A lose to skx's tall kernel, which reads it once (dgemm 4000×4×4000
+/// 11.9 → 6.0 GFLOPS, 2000×4×2000 13.2 → 8.7, sgemm 4000×3×4000 18.9 → 13.7), and (not
+/// measured) to packing it once where a configuration has no tall kernel. 4 MiB is where
+/// skx's tall path starts.
+const GEMV_COLUMNS_MAX_A_BYTES: usize = 4 << 20;
+
 /// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
 /// the sup path's small calls do not pay for these paths' stack frame: merged back into
 /// `gemm_oriented`, a dgemm 2×2×2 call took 36.3 instead of 32.7 ns and 8×8×8 50.5 instead of
@@ -317,6 +338,27 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && tall.suits(shape.0, shape.1, shape.2)
     {
         return gemm_tall(tall, alpha, a, b, beta, c);
+    }
+    // C with very few columns, A's columns too far apart for the sup kernels and A small
+    // enough to stay in cache: column by column through the gemv kernel, each a pass over A in
+    // place (from cache), rather than packing an A used only that many times.
+    if shape.1 <= GEMV_COLUMNS_MAX_N
+        && shape
+            .0
+            .saturating_mul(shape.2)
+            .saturating_mul(size_of::<A>())
+            <= GEMV_COLUMNS_MAX_A_BYTES
+        && !A::Acc::IS_COMPLEX
+        && plan.ways == SINGLE
+        && a.row_stride() == 1
+        && !a.is_conj()
+        && c.row_stride() == 1
+        && kernel.sup().is_some_and(|sup| {
+            a.col_stride().unsigned_abs() * size_of::<A>() > sup.limits().max_a_col_stride_bytes
+        })
+        && let Some(gemv) = kernel.gemv()
+    {
+        return gemm_by_columns(gemv, alpha, a, b, beta, c);
     }
     // One thread past the sup limits (or with a large C, above) may still read B in place,
     // packing only A, where B's panels read well in place (frame/l3/sup.rs).
