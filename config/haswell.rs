@@ -60,6 +60,15 @@ const SUP_LIMITS: SupLimits = SupLimits {
     pack_a_only: PackAOnly::Never,
 };
 
+/// The widest C computed by the gemv columns kernel where A's columns are too far apart for
+/// the sup kernels, instead of packing A. With 16 registers this kernel takes 2 columns of A
+/// per pass for 3–4 columns of C (skx: 4). Measured in session 30 (through
+/// `cblas_{s,d}gemm` NN, one thread, GFLOPS, packing A → columns): dgemm 1000×2×100 10.3 →
+/// 35.4, 1000×4×100 18.9 → 36.6, 1000×8×300 25.1 → 32.5, but 1000×16×300 36.1 → 32.2 and
+/// 600×32×600 41.2 → 39.2; sgemm 1000×8×300 50.3 → 85.7, 1000×16×300 72.8 → 85.5
+/// (docs/Performance.md).
+const GEMV_COLUMNS_MAX_N: usize = 8;
+
 fn context() -> Cntx {
     #[rustfmt::skip]
     let (s, d, c, z) = (
@@ -122,13 +131,14 @@ fn context() -> Cntx {
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
-        // SAFETY: the gemv and dots kernels implement the GemvUkr and DotsUkr contracts, and
-        // the (AVX) packing kernels the TransposeUkr contract, with this configuration's
-        // features.
+        // SAFETY: the gemv, columns and dots kernels implement the GemvUkr, GemvColumnsUkr and
+        // DotsUkr contracts, and the (AVX) packing kernels the TransposeUkr contract, with
+        // this configuration's features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
                 .with_gemv(haswell::gemv_f32)
+                .with_gemv_columns(haswell::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
@@ -137,6 +147,7 @@ fn context() -> Cntx {
             dgemm
                 .with_sup(d_sup)
                 .with_gemv(haswell::gemv_f64)
+                .with_gemv_columns(haswell::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },

@@ -67,6 +67,15 @@ const SUP_LIMITS: SupLimits = SupLimits {
     pack_a_only: PackAOnly::WhenBSpreadsOverL1,
 };
 
+/// The widest C computed by the gemv columns kernel (four columns a call, each vector of A
+/// serving all four) where A's columns are too far apart for the sup kernels, instead of
+/// packing A. Measured in session 30 (through `cblas_{s,d}gemm` NN, one thread, GFLOPS,
+/// packing A → columns): dgemm 1000×2×100 13.1 → 40.8, 1000×4×100 22.8 → 54.2, 3000×5×50
+/// 24.9 → 38.2, 1000×8×300 29.6 → 49.0, 1000×16×300 39.3 → 47.7, 600×32×600 44.6 → 50.8;
+/// sgemm 1000×4×100 42.1 → 107.8, 1000×8×300 58.3 → 106.1, 1000×16×300 77.5 → 88.5,
+/// 600×32×600 90.2 → 107.4 (docs/Performance.md). Past 32 columns not measured.
+const GEMV_COLUMNS_MAX_N: usize = 32;
+
 /// When the tall-A kernels beat packing: C with at most 16 columns and A of at least this
 /// many bytes (measured: docs/Performance.md, "Skinny shapes").
 const TALL_LIMITS: TallLimits = TallLimits {
@@ -181,14 +190,15 @@ fn context() -> Cntx {
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
-        // SAFETY: the gemv and dots kernels implement the GemvUkr and DotsUkr contracts, and
-        // the (AVX) packing kernels the TransposeUkr contract, with this configuration's
-        // features.
+        // SAFETY: the gemv, columns and dots kernels implement the GemvUkr, GemvColumnsUkr and
+        // DotsUkr contracts, and the (AVX) packing kernels the TransposeUkr contract, with
+        // this configuration's features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
                 .with_tall(s_tall)
                 .with_gemv(skx::gemv_f32)
+                .with_gemv_columns(skx::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(skx::dots_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
@@ -198,6 +208,7 @@ fn context() -> Cntx {
                 .with_sup(d_sup)
                 .with_tall(d_tall)
                 .with_gemv(skx::gemv_f64)
+                .with_gemv_columns(skx::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(skx::dots_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },

@@ -7,7 +7,9 @@
 //! [`Cntx::with_blocksizes`].
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::kernels::{DotsUkr, GemmUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr};
+use crate::kernels::{
+    DotsUkr, GemmUkr, GemvColumnsUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr,
+};
 use crate::types::{Element, GemmPair, bf16, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -265,6 +267,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     sup: Option<SupKernel<A, B>>,
     tall: Option<TallKernel<A, B>>,
     gemv: Option<GemvUkr<A, B>>,
+    gemv_columns: Option<(GemvColumnsUkr<A, B>, usize)>,
     dots: Option<DotsUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
@@ -329,6 +332,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             sup: None,
             tall: None,
             gemv: None,
+            gemv_columns: None,
             dots: None,
             transpose_a: None,
             transpose_b: None,
@@ -483,6 +487,30 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     /// The gemv kernel, if this entry has one.
     pub(crate) fn gemv(&self) -> Option<GemvUkr<A, B>> {
         self.gemv
+    }
+
+    /// The same entry with a gemv kernel for a few columns at once, used for a C of up to
+    /// `max_n` columns (in calls of up to [`crate::kernels::GEMV_COLUMNS_MAX`]) whose A is
+    /// not worth packing (`frame/l3/gemv.rs`). Without one, such C of up to 4 columns goes
+    /// column by column through the gemv kernel.
+    ///
+    /// # Safety
+    /// `columns` must implement the [`GemvColumnsUkr`] contract, and any context holding this
+    /// entry must only be used on CPUs with the features it needs.
+    pub const unsafe fn with_gemv_columns(
+        self,
+        columns: GemvColumnsUkr<A, B>,
+        max_n: usize,
+    ) -> Self {
+        GemmKernel {
+            gemv_columns: Some((columns, max_n)),
+            ..self
+        }
+    }
+
+    /// The columns kernel and the widest C it is used for, if this entry has one.
+    pub(crate) fn gemv_columns(&self) -> Option<(GemvColumnsUkr<A, B>, usize)> {
+        self.gemv_columns
     }
 
     /// The same entry with a dots kernel for short, wide C whose B has contiguous columns

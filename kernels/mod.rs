@@ -212,6 +212,21 @@ pub struct GemvUkrArgs<A: Element, B: Element> {
 /// `beta == 0`), and the CPU must have the features of the configuration that registered it.
 pub type GemvUkr<A, B> = unsafe fn(&GemvUkrArgs<A, B>);
 
+/// The most columns one [`GemvColumnsUkr`] call takes.
+pub const GEMV_COLUMNS_MAX: usize = 4;
+
+/// A gemv kernel for a few columns at once: for each j < `n` (1 ≤ n ≤ [`GEMV_COLUMNS_MAX`]),
+/// y_j := alpha·op(A)·x_j + beta·y_j, where x_j starts at `args.x + j·cs_x` and y_j at
+/// `args.y + j·cs_y`, each with the args' `inc_x` / `inc_y`; everything else as
+/// [`GemvUkr`]. The point is reading A once for all n columns where the layout allows it (C
+/// with a few columns and an A that is not worth packing, `frame/l3/gemv.rs`).
+///
+/// # Safety (for callers)
+/// As [`GemvUkr`], for each of the n columns; the y_j must not overlap each other, A or any
+/// x_j.
+pub type GemvColumnsUkr<A, B> =
+    unsafe fn(args: &GemvUkrArgs<A, B>, n: usize, cs_x: isize, cs_y: isize);
+
 /// The most rows of C a dots kernel call computes ([`DotsUkrArgs::m`]). Kernels whose
 /// register file holds no block that tall make more than one pass over B.
 pub const MAX_DOT_ROWS: usize = 8;

@@ -321,9 +321,11 @@ fn short_wide_problems_with_b_columns_contiguous() {
     }
 }
 
-/// C of 1 to 5 columns with A's columns too far apart for the sup kernels (over 2 KiB: 300
-/// f64 or 600 f32 rows), which one thread computes column by column through the gemv kernel
-/// up to 4 columns (`GEMV_COLUMNS_MAX_N` in `frame/l3/gemm.rs`) and packs A for 5: every
+/// C of a few columns with A's columns too far apart for the sup kernels (over 2 KiB: 300
+/// f64 or 600 f32 rows), which one thread computes through the gemv kernels, up to 4 columns
+/// a call, for up to 32 columns on skx and 8 on haswell (`GEMV_COLUMNS_MAX_N` in the
+/// configurations; 4, one at a time, without a columns kernel), and packs A past that:
+/// every
 /// op(B) and storage of B and C, A column-stored as is and transposed (op(A) = Aᵀ of a
 /// row-stored A reads the same memory), k = 1, 9 and 100, every alpha/beta class (NaN in C
 /// under beta = 0), on each configuration as is; and on two threads (never by columns).
@@ -332,7 +334,7 @@ fn few_columns_with_far_apart_columns_of_a() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
         let mut seed = 17_000;
-        for n in 1..=5 {
+        for n in [1, 2, 3, 4, 5, 8, 9, 13, 32, 33] {
             for k in [1, 9, 100] {
                 for (op_a, st_a) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
                     for (op_b, st_b) in [

@@ -43,7 +43,7 @@ use std::ops::Range;
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
 use crate::l3::dots::gemm_dots;
-use crate::l3::gemv::{gemm_by_columns, gemm_by_columns_team};
+use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns, gemm_by_columns_team};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_row_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
@@ -293,24 +293,20 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 }
 
 /// The most columns of C that [`gemm_unsuited_to_sup`] computes one at a time through the
-/// gemv kernel when A's columns lie too far apart for the sup kernels (which is why the
-/// problem got there): packing A (m×k) costs about as much as a pass over it, and each packed
-/// element would be used only n times. Measured in session 30 (skx, through
-/// `cblas_{s,d}gemm` NN, columns against packing only A, GFLOPS): dgemm 1000×2×100 13.4 →
-/// 24.3, 512×2×512 11.6 → 22.5, 300×2×300 12.3 → 25.5, 1000×3×100 18.0 → 23.9, 1000×3×1000
-/// 10.8 → 21.6, 1000×4×100 22.0 → 24.5; sgemm 1000×2×100 25.6 → 48.6, 1000×3×100 36.0 →
-/// 50.8, 1000×3×1000 33.3 → 42.9, 1000×4×100 43.2 → 51.0. From 5 columns packing wins
-/// (dgemm 3000×5×50 24.8 against 21.3, 1000×8×300 29.6 against 21.6). OpenBLAS reads A once
-/// for all the columns and stays ahead where A is cached (dgemm 1000×2×100 48 GFLOPS): a
-/// kernel that does the same is what is left to write. Real dtypes only: the complex ones
-/// were not measured.
-const GEMV_COLUMNS_MAX_N: usize = 4;
+/// gemv kernel, when A's columns lie too far apart for the sup kernels (which is why the
+/// problem got there) and the context has no columns kernel (`GemvColumnsUkr`; with one, its
+/// own limit applies, `config/skx.rs`). Packing A, the alternative, costs about a pass over
+/// it. Measured in session 30 (skx, through `cblas_{s,d}gemm` NN, GFLOPS, one thread), one
+/// at a time against packing A: dgemm 1000×2×100 13.4 → 24.3, 512×2×512 11.6 → 22.5,
+/// 1000×4×100 22.0 → 24.5; from 5 columns packing won (3000×5×50 24.8 against 21.3).
+/// Real dtypes only: the complex ones were not measured.
+const GEMV_BY_COLUMNS_MAX_N: usize = 4;
 
-/// The largest A (bytes) that [`GEMV_COLUMNS_MAX_N`]'s columns read once per column: from
-/// memory, n passes over A lose to skx's tall kernel, which reads it once (dgemm 4000×4×4000
-/// 11.9 → 6.0 GFLOPS, 2000×4×2000 13.2 → 8.7, sgemm 4000×3×4000 18.9 → 13.7), and (not
-/// measured) to packing it once where a configuration has no tall kernel. 4 MiB is where
-/// skx's tall path starts.
+/// The largest A (bytes) that the gemv kernels read once per column or group of
+/// columns: from memory, passes over A lose to skx's tall kernel, which reads it once
+/// (measured with one column a time: dgemm 4000×4×4000 11.9 → 6.0 GFLOPS, 2000×4×2000 13.2
+/// → 8.7, sgemm 4000×3×4000 18.9 → 13.7), and (not measured) to packing it once where a
+/// configuration has no tall kernel. 4 MiB is where skx's tall path starts.
 const GEMV_COLUMNS_MAX_A_BYTES: usize = 4 << 20;
 
 /// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
@@ -339,10 +335,13 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     {
         return gemm_tall(tall, alpha, a, b, beta, c);
     }
-    // C with very few columns, A's columns too far apart for the sup kernels and A small
-    // enough to stay in cache: column by column through the gemv kernel, each a pass over A in
-    // place (from cache), rather than packing an A used only that many times.
-    if shape.1 <= GEMV_COLUMNS_MAX_N
+    // C with few columns, A's columns too far apart for the sup kernels and A small enough to
+    // stay in cache: through the gemv kernels, a pass over A in place (from cache) per group
+    // of columns, rather than packing A.
+    let max_n = kernel
+        .gemv_columns()
+        .map_or(GEMV_BY_COLUMNS_MAX_N, |(_, max_n)| max_n);
+    if shape.1 <= max_n
         && shape
             .0
             .saturating_mul(shape.2)
@@ -358,6 +357,9 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         })
         && let Some(gemv) = kernel.gemv()
     {
+        if let Some((columns, _)) = kernel.gemv_columns() {
+            return gemm_by_column_groups(columns, alpha, a, b, beta, c);
+        }
         return gemm_by_columns(gemv, alpha, a, b, beta, c);
     }
     // One thread past the sup limits (or with a large C, above) may still read B in place,

@@ -5,10 +5,12 @@
 //! `GemvUkr` in `kernels/mod.rs`). Chosen by `gemm_front` for every dtype with a gemv
 //! kernel; runs on the calling thread. The same kernel also writes outer products (k = 1),
 //! one column of C per call ([`gemm_by_columns`], chosen in `gemm_oriented`; with threads,
-//! [`gemm_by_columns_team`] gives each its own block of C).
+//! [`gemm_by_columns_team`] gives each its own block of C), and a C of a few columns whose A
+//! is not worth packing, through the columns kernel where the context has one
+//! ([`gemm_by_column_groups`], `GemvColumnsUkr`).
 
 use crate::error::Result;
-use crate::kernels::{GemvUkr, GemvUkrArgs};
+use crate::kernels::{GEMV_COLUMNS_MAX, GemvColumnsUkr, GemvUkr, GemvUkrArgs};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
@@ -47,6 +49,48 @@ pub(crate) fn gemm_by_columns<A: GemmPair<B>, B: Element>(
         // are in checked views, C exclusively borrowed; the context's kernel runs on this
         // CPU.
         unsafe { gemv(&args) };
+    }
+    Ok(())
+}
+
+/// C := alpha·A·B + beta·C for a C of a few columns, up to [`GEMV_COLUMNS_MAX`] at a time
+/// through a columns kernel, which reads A once per group where it can (C with few columns
+/// and an A not worth packing, `gemm.rs`).
+pub(crate) fn gemm_by_column_groups<A: GemmPair<B>, B: Element>(
+    columns: GemvColumnsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let args = GemvUkrArgs {
+        m: c.nrows(),
+        k: a.ncols(),
+        alpha,
+        a: a.as_ptr(),
+        rs_a: a.row_stride(),
+        cs_a: a.col_stride(),
+        conj_a: a.is_conj(),
+        x: b.as_ptr(),
+        inc_x: b.row_stride(),
+        conj_x: b.is_conj(),
+        beta,
+        y: c.as_mut_ptr(),
+        inc_y: c.row_stride(),
+    };
+    for first in (0..c.ncols()).step_by(GEMV_COLUMNS_MAX) {
+        let n = GEMV_COLUMNS_MAX.min(c.ncols() - first);
+        let group = GemvUkrArgs {
+            x: b.as_ptr().wrapping_offset(first as isize * b.col_stride()),
+            y: c.ptr_at(0, first),
+            ..args
+        };
+        // SAFETY: A (m×k), the n columns of B from `first` (k elements each, col_stride
+        // apart) and of C (m elements each, exclusively borrowed, col_stride apart, distinct
+        // and apart from A and B: checked views) are valid; the context's kernel runs on
+        // this CPU.
+        unsafe { columns(&group, n, b.col_stride(), c.col_stride()) };
     }
     Ok(())
 }

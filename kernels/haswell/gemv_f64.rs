@@ -7,7 +7,7 @@
 //! * The body and its reasoning: `kernels/x86/gemv_real.rs`.
 
 use crate::kernels::GemvUkrArgs;
-use crate::kernels::x86::gemv_real::gemv_real;
+use crate::kernels::x86::gemv_real::{gemv_columns_real, gemv_real};
 use crate::kernels::x86::simd::Ymm64;
 
 /// The kernel. See the module docs.
@@ -18,4 +18,15 @@ use crate::kernels::x86::simd::Ymm64;
 pub unsafe fn gemv_f64(args: &GemvUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
     unsafe { gemv_real::<Ymm64>(args) }
+}
+
+/// The columns kernel: up to [`crate::kernels::GEMV_COLUMNS_MAX`] columns of y at once, each
+/// vector of a column-stored A used for all of them (`gemv_real.rs`, `gemv_columns_real`).
+///
+/// # Safety
+/// The [`crate::kernels::GemvColumnsUkr`] contract, on a CPU with this kernel's features.
+#[target_feature(enable = "avx2,fma")]
+pub unsafe fn gemv_columns_f64(args: &GemvUkrArgs<f64, f64>, n: usize, cs_x: isize, cs_y: isize) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { gemv_columns_real::<Ymm64>(args, n, cs_x, cs_y) }
 }

@@ -49,6 +49,171 @@ where
     }
 }
 
+/// The columns body (the `GemvColumnsUkr` contract): with A's columns and the y_j
+/// contiguous, the axpy form with each vector of A used for all n columns
+/// ([`columns_form`]); otherwise one gemv per column.
+///
+/// # Safety
+/// The `GemvColumnsUkr` contract, called from a function compiled with `V`'s target features
+/// on a CPU that has them.
+#[inline(always)]
+pub(crate) unsafe fn gemv_columns_real<V: Simd>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+    n: usize,
+    cs_x: isize,
+    cs_y: isize,
+) where
+    V::Elem: Scalar,
+{
+    debug_assert!((1..=crate::kernels::GEMV_COLUMNS_MAX).contains(&n));
+    // SAFETY: passed on; each column's x and y as the contract describes them.
+    unsafe {
+        if args.rs_a == 1 && args.inc_y == 1 && args.k > 0 {
+            // W columns of A per pass over the y_j: W·n broadcast scalars stay in registers
+            // beside the n accumulators (at most half the register file).
+            let wide = V::REGISTERS >= 32;
+            match n {
+                1 if wide => columns_form::<V, 1, 8>(args, cs_x, cs_y),
+                2 if wide => columns_form::<V, 2, 8>(args, cs_x, cs_y),
+                3 if wide => columns_form::<V, 3, 4>(args, cs_x, cs_y),
+                4 if wide => columns_form::<V, 4, 4>(args, cs_x, cs_y),
+                1 => columns_form::<V, 1, 8>(args, cs_x, cs_y),
+                2 => columns_form::<V, 2, 4>(args, cs_x, cs_y),
+                3 => columns_form::<V, 3, 2>(args, cs_x, cs_y),
+                _ => columns_form::<V, 4, 2>(args, cs_x, cs_y),
+            }
+        } else {
+            for j in 0..n as isize {
+                gemv_real::<V>(&GemvUkrArgs {
+                    x: args.x.offset(j * cs_x),
+                    y: args.y.offset(j * cs_y),
+                    ..*args
+                });
+            }
+        }
+    }
+}
+
+/// The columns form: for each block of W columns of A, y_j += A(:, p..p+W)·(alpha·x_j(p..p+W))
+/// for all N columns at once, walking down the rows one vector at a time: W loads of A,
+/// N loads and stores of y, W·N FMAs. The first block applies beta (y_j not read when beta =
+/// 0); k's remainder goes one column at a time.
+///
+/// # Safety
+/// As [`gemv_columns_real`], with `rs_a == 1`, `inc_y == 1`, `k ≥ 1`.
+#[inline(always)]
+unsafe fn columns_form<V: Simd, const N: usize, const W: usize>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+    cs_x: isize,
+    cs_y: isize,
+) where
+    V::Elem: Scalar,
+{
+    let k = args.k;
+    // SAFETY: every block is within columns 0..k.
+    unsafe {
+        let mut p = if k >= W {
+            columns_block::<V, N, W, true>(args, 0, cs_x, cs_y);
+            W
+        } else {
+            columns_block::<V, N, 1, true>(args, 0, cs_x, cs_y);
+            1
+        };
+        while p + W <= k {
+            columns_block::<V, N, W, false>(args, p, cs_x, cs_y);
+            p += W;
+        }
+        while p < k {
+            columns_block::<V, N, 1, false>(args, p, cs_x, cs_y);
+            p += 1;
+        }
+    }
+}
+
+/// One block of [`columns_form`]: columns p..p+W of A into the N columns of y.
+///
+/// # Safety
+/// As [`columns_form`], with `p + W <= k`.
+#[inline(always)]
+unsafe fn columns_block<V: Simd, const N: usize, const W: usize, const FIRST: bool>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+    p: usize,
+    cs_x: isize,
+    cs_y: isize,
+) where
+    V::Elem: Scalar,
+{
+    // SAFETY: rows below m (masked at the tail) of A's columns p..p+W and of the N columns of
+    // y; x_j(p..p+W) for j < N: all inside what the contract makes valid.
+    unsafe {
+        // Plain loops, no closures: a closure is compiled without the caller's target
+        // features, and intrinsics inside it become calls.
+        let mut cols = [args.a; W];
+        for (c, col) in cols.iter_mut().enumerate() {
+            *col = args.a.offset((p + c) as isize * args.cs_a);
+        }
+        let mut ys = [args.y; N];
+        for (j, y) in ys.iter_mut().enumerate() {
+            *y = args.y.offset(j as isize * cs_y);
+        }
+        let mut scaled_x = [[V::zero(); N]; W];
+        for (c, row) in scaled_x.iter_mut().enumerate() {
+            for (j, s) in row.iter_mut().enumerate() {
+                let x = *args
+                    .x
+                    .offset((p + c) as isize * args.inc_x + j as isize * cs_x);
+                *s = V::splat(args.alpha * x);
+            }
+        }
+        let beta = V::splat(args.beta);
+        let mut i = 0;
+        while i + V::LANES <= args.m {
+            let mut v = [V::zero(); N];
+            for (acc, y) in v.iter_mut().zip(&ys) {
+                *acc = if !FIRST {
+                    V::load(y.add(i))
+                } else if args.beta.is_zero() {
+                    V::zero()
+                } else {
+                    V::mul(beta, V::load(y.add(i)))
+                };
+            }
+            for (col, s) in cols.iter().zip(&scaled_x) {
+                let a = V::load(col.add(i));
+                for (acc, &s) in v.iter_mut().zip(s) {
+                    *acc = V::fma(a, s, *acc);
+                }
+            }
+            for (acc, y) in v.iter().zip(&ys) {
+                V::store(y.add(i), *acc);
+            }
+            i += V::LANES;
+        }
+        if i < args.m {
+            let mask = V::mask(args.m - i);
+            let mut v = [V::zero(); N];
+            for (acc, y) in v.iter_mut().zip(&ys) {
+                *acc = if !FIRST {
+                    V::load_masked(y.add(i), mask)
+                } else if args.beta.is_zero() {
+                    V::zero()
+                } else {
+                    V::mul(beta, V::load_masked(y.add(i), mask))
+                };
+            }
+            for (col, s) in cols.iter().zip(&scaled_x) {
+                let a = V::load_masked(col.add(i), mask);
+                for (acc, &s) in v.iter_mut().zip(s) {
+                    *acc = V::fma(a, s, *acc);
+                }
+            }
+            for (acc, y) in v.iter().zip(&ys) {
+                V::store_masked(y.add(i), mask, *acc);
+            }
+        }
+    }
+}
+
 /// How a gemv walks A.
 pub(crate) enum Form {
     /// Row by row, each row a dot product with x (A's rows and x contiguous).
