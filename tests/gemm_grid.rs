@@ -6,11 +6,11 @@
 mod harness;
 
 use harness::{
-    Case, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, no_sup_limits,
-    run_case, sup_tile_of,
+    Case, Dt, SCALAR_CLASSES, ScalarClass, bits_equal, blocksizes_of, contexts_with_tiny_blocks,
+    gemm_output, no_sup_limits, run_case, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
-use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, c32, c64};
+use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, Ways, c32, c64};
 
 /// Runs one case for one dtype.
 type Runner<'a> = &'a dyn Fn(&Cntx, &Case, u64);
@@ -328,7 +328,8 @@ fn short_wide_problems_with_b_columns_contiguous() {
 /// every
 /// op(B) and storage of B and C, A column-stored as is and transposed (op(A) = Aᵀ of a
 /// row-stored A reads the same memory), k = 1, 9 and 100, every alpha/beta class (NaN in C
-/// under beta = 0), on each configuration as is; and on two threads (never by columns).
+/// under beta = 0), on each configuration as is; on two threads; and on teams of up to four,
+/// bit for bit against one thread.
 #[test]
 fn few_columns_with_far_apart_columns_of_a() {
     let two = Rntm::new().with_num_threads(2).unwrap();
@@ -361,11 +362,37 @@ fn few_columns_with_far_apart_columns_of_a() {
                             let rntm = (seed % 5 == 0).then_some(&two);
                             run_case::<f32>(&full, rntm, &case(600), seed);
                             run_case::<f64>(&full, rntm, &case(300), seed);
+                            if seed % 7 == 0 {
+                                same_bits_on_teams::<f32>(&full, &case(600), seed);
+                                same_bits_on_teams::<f64>(&full, &case(300), seed);
+                            }
                         }
                     }
                 }
             }
         }
+    }
+}
+
+/// `case` on teams of threads splitting C (not k) gives one thread's result bit for bit.
+fn same_bits_on_teams<T: Dt>(cntx: &Cntx, case: &Case, seed: u64) {
+    let one = Rntm::new().with_num_threads(1).unwrap();
+    let expected = gemm_output::<T>(cntx, Some(&one), case, seed);
+    for (jc, ic, jr) in [(1, 2, 1), (2, 1, 1), (1, 2, 2), (1, 3, 1)] {
+        let ways = Ways {
+            jc,
+            pc: 1,
+            ic,
+            jr,
+            ir: 1,
+        };
+        let rntm = Rntm::new().with_ways(ways).unwrap();
+        let got = gemm_output::<T>(cntx, Some(&rntm), case, seed);
+        assert!(
+            got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+            "{}gemm with {ways:?} differs from one thread: {case:?}",
+            T::LETTER
+        );
     }
 }
 

@@ -268,7 +268,10 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         }
         // With more threads, each takes its own block of C (frame/l3/blocks.rs).
         if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), (1, 1)) {
-            return gemm_by_columns_team(gemv, alpha, a, b, beta, c, ways, plan.pin);
+            let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
+                gemm_by_columns(gemv, alpha, a, b, beta, c)
+            };
+            return gemm_by_columns_team(per_block, a, b, c, ways, plan.pin);
         }
     }
     // Problems whose A is compact enough skip packing (frame/l3/sup.rs), unless k would be
@@ -289,7 +292,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_sup_team(sup, transposes, alpha, a, b, beta, c, ways, plan.pin);
         }
     }
-    gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, &plan)
+    gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, rntm, &plan)
 }
 
 /// The most columns of C that [`gemm_unsuited_to_sup`] computes one at a time through the
@@ -299,21 +302,18 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// it. Measured in session 30 (skx, through `cblas_{s,d}gemm` NN, GFLOPS, one thread), one
 /// at a time against packing A: dgemm 1000×2×100 13.4 → 24.3, 512×2×512 11.6 → 22.5,
 /// 1000×4×100 22.0 → 24.5; from 5 columns packing won (3000×5×50 24.8 against 21.3).
-/// Real dtypes only: the complex ones were not measured.
+/// Real dtypes only: the complex ones were not measured. A is at most the sup path's
+/// `max_a_bytes` (4 MiB on skx and haswell): from memory, passes over A lose to skx's tall
+/// kernel, which reads it once (one column at a time: dgemm 4000×4×4000 11.9 → 6.0 GFLOPS,
+/// 2000×4×2000 13.2 → 8.7, sgemm 4000×3×4000 18.9 → 13.7).
 const GEMV_BY_COLUMNS_MAX_N: usize = 4;
-
-/// The largest A (bytes) that the gemv kernels read once per column or group of
-/// columns: from memory, passes over A lose to skx's tall kernel, which reads it once
-/// (measured with one column a time: dgemm 4000×4×4000 11.9 → 6.0 GFLOPS, 2000×4×2000 13.2
-/// → 8.7, sgemm 4000×3×4000 18.9 → 13.7), and (not measured) to packing it once where a
-/// configuration has no tall kernel. 4 MiB is where skx's tall path starts.
-const GEMV_COLUMNS_MAX_A_BYTES: usize = 4 << 20;
 
 /// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
 /// the sup path's small calls do not pay for these paths' stack frame: merged back into
 /// `gemm_oriented`, a dgemm 2×2×2 call took 36.3 instead of 32.7 ns and 8×8×8 50.5 instead of
 /// 47 ns (the two builds run alternately, three rounds).
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     kernel: &GemmKernel<A, B>,
     alpha: A::Acc,
@@ -321,6 +321,7 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
+    rntm: &Rntm,
     plan: &Plan,
 ) -> Result<()> {
     let shape = (c.nrows(), c.ncols(), a.ncols());
@@ -335,32 +336,40 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     {
         return gemm_tall(tall, alpha, a, b, beta, c);
     }
-    // C with few columns, A's columns too far apart for the sup kernels and A small enough to
-    // stay in cache: through the gemv kernels, a pass over A in place (from cache) per group
-    // of columns, rather than packing A.
+    // C with few columns whose A's columns lie too far apart for the sup kernels, though A is
+    // no larger than the sup path takes (so it stays in cache): through the gemv kernels, a
+    // pass over A in place per group of columns, rather than packing A. On teams as well, so
+    // that the result does not depend on the number of threads.
     let max_n = kernel
         .gemv_columns()
         .map_or(GEMV_BY_COLUMNS_MAX_N, |(_, max_n)| max_n);
+    let a_bytes = shape
+        .0
+        .saturating_mul(shape.2)
+        .saturating_mul(size_of::<A>());
     if shape.1 <= max_n
-        && shape
-            .0
-            .saturating_mul(shape.2)
-            .saturating_mul(size_of::<A>())
-            <= GEMV_COLUMNS_MAX_A_BYTES
         && !A::Acc::IS_COMPLEX
-        && plan.ways == SINGLE
         && a.row_stride() == 1
         && !a.is_conj()
         && c.row_stride() == 1
         && kernel.sup().is_some_and(|sup| {
-            a.col_stride().unsigned_abs() * size_of::<A>() > sup.limits().max_a_col_stride_bytes
+            let limits = sup.limits();
+            a.col_stride().unsigned_abs() * size_of::<A>() > limits.max_a_col_stride_bytes
+                && a_bytes <= limits.max_a_bytes
         })
         && let Some(gemv) = kernel.gemv()
     {
-        if let Some((columns, _)) = kernel.gemv_columns() {
-            return gemm_by_column_groups(columns, alpha, a, b, beta, c);
+        let columns = kernel.gemv_columns();
+        let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| match columns {
+            Some((ukr, _)) => gemm_by_column_groups(ukr, alpha, a, b, beta, c),
+            None => gemm_by_columns(gemv, alpha, a, b, beta, c),
+        };
+        if plan.ways == SINGLE {
+            return per_block(a, b, c);
         }
-        return gemm_by_columns(gemv, alpha, a, b, beta, c);
+        if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), (1, 1)) {
+            return gemm_by_columns_team(per_block, a, b, c, ways, plan.pin);
+        }
     }
     // One thread past the sup limits (or with a large C, above) may still read B in place,
     // packing only A, where B's panels read well in place (frame/l3/sup.rs).

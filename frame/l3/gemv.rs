@@ -27,21 +27,7 @@ pub(crate) fn gemm_by_columns<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    let mut args = GemvUkrArgs {
-        m: c.nrows(),
-        k: a.ncols(),
-        alpha,
-        a: a.as_ptr(),
-        rs_a: a.row_stride(),
-        cs_a: a.col_stride(),
-        conj_a: a.is_conj(),
-        x: b.as_ptr(),
-        inc_x: b.row_stride(),
-        conj_x: b.is_conj(),
-        beta,
-        y: c.as_mut_ptr(),
-        inc_y: c.row_stride(),
-    };
+    let mut args = first_column_args(alpha, a, b, beta, c);
     for j in 0..c.ncols() {
         args.x = b.as_ptr().wrapping_offset(j as isize * b.col_stride());
         args.y = c.ptr_at(0, j);
@@ -64,21 +50,7 @@ pub(crate) fn gemm_by_column_groups<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    let args = GemvUkrArgs {
-        m: c.nrows(),
-        k: a.ncols(),
-        alpha,
-        a: a.as_ptr(),
-        rs_a: a.row_stride(),
-        cs_a: a.col_stride(),
-        conj_a: a.is_conj(),
-        x: b.as_ptr(),
-        inc_x: b.row_stride(),
-        conj_x: b.is_conj(),
-        beta,
-        y: c.as_mut_ptr(),
-        inc_y: c.row_stride(),
-    };
+    let args = first_column_args(alpha, a, b, beta, c);
     for first in (0..c.ncols()).step_by(GEMV_COLUMNS_MAX) {
         let n = GEMV_COLUMNS_MAX.min(c.ncols() - first);
         let group = GemvUkrArgs {
@@ -95,16 +67,40 @@ pub(crate) fn gemm_by_column_groups<A: GemmPair<B>, B: Element>(
     Ok(())
 }
 
-/// [`gemm_by_columns`] on a team of `ways.0 × ways.1` threads (see
-/// [`block_ways`](crate::thread::plan::block_ways)), each on its own block of C (`blocks.rs`),
-/// so the threads never wait for each other.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
-    gemv: GemvUkr<A, B>,
+/// The gemv arguments for y := alpha·A·x + beta·y with x and y the first columns of B and C.
+fn first_column_args<A: GemmPair<B>, B: Element>(
     alpha: A::Acc,
     a: &MatRef<A>,
     b: &MatRef<B>,
     beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> GemvUkrArgs<A, B> {
+    GemvUkrArgs {
+        m: c.nrows(),
+        k: a.ncols(),
+        alpha,
+        a: a.as_ptr(),
+        rs_a: a.row_stride(),
+        cs_a: a.col_stride(),
+        conj_a: a.is_conj(),
+        x: b.as_ptr(),
+        inc_x: b.row_stride(),
+        conj_x: b.is_conj(),
+        beta,
+        y: c.as_mut_ptr(),
+        inc_y: c.row_stride(),
+    }
+}
+
+/// A gemv-path function on a team of `ways.0 × ways.1` threads (see
+/// [`block_ways`](crate::thread::plan::block_ways)), each on its own block of C (`blocks.rs`),
+/// so the threads never wait for each other: `per_block` ([`gemm_by_columns`] or
+/// [`gemm_by_column_groups`] with the scalars bound) gets each block's rows of A, columns of B
+/// and block of C. Every element of C is computed as one thread would compute it.
+pub(crate) fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
+    per_block: impl Fn(&MatRef<A>, &MatRef<B>, &mut MatMut<A::Acc>) -> Result<()> + Sync,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
     c: &mut MatMut<A::Acc>,
     ways: (usize, usize),
     pin: bool,
@@ -115,7 +111,7 @@ pub(crate) fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
     run_on_blocks_of_c(c, ways, (row_align, 1), pin, |rows, cols, c_block| {
         let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
         let b_cols = b.submatrix(0, cols.start, k, cols.len());
-        // Cannot fail: the views are checked and the kernel reports nothing.
-        let _ = gemm_by_columns(gemv, alpha, &a_rows, &b_cols, beta, c_block);
+        // Cannot fail: the views are checked and the kernels report nothing.
+        let _ = per_block(&a_rows, &b_cols, c_block);
     })
 }
