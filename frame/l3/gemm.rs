@@ -30,13 +30,17 @@
 //! Called by the API (`frame/api.rs`) after the arguments were checked. [`gemm_front`]
 //! settles the cases that need no loop nest (C with one row or column goes to the gemv kernel,
 //! a short, wide C with op(B)'s columns contiguous to the dots kernel, `frame/l3/dots.rs`, a
-//! row of sup tiles straight to its kernel),
-//! orients the problem to the kernel's preferred C storage, plans the threads
-//! (`frame/thread/plan.rs`), and sends problems with a compact A down the unpacked sup path (each thread its own block of C), larger single-threaded ones
-//! whose B reads well in place down the same kernels with only A packed (both
-//! `frame/l3/sup.rs`), tall single-threaded ones to `frame/l3/tall.rs`, and outer products
-//! (k = 1) column by column to the gemv kernel (`frame/l3/gemv.rs`, each thread its own
-//! columns). Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
+//! row of sup tiles straight to its kernel), orients the problem to the kernel's preferred C
+//! storage, plans the threads (`frame/thread/plan.rs`), and sends:
+//! * problems with a compact A down the unpacked sup path (each thread its own block of C),
+//!   and larger single-threaded ones whose B reads well in place down the same kernels with
+//!   only A packed (both `frame/l3/sup.rs`);
+//! * tall single-threaded ones to `frame/l3/tall.rs`;
+//! * a tall C of a few columns whose A's columns are too far apart for the sup kernels to the
+//!   gemv columns kernel (four columns at a time), and outer products (k = 1) column by
+//!   column to the gemv kernel (both `frame/l3/gemv.rs`, each thread its own block of C).
+//!
+//! Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
 
 use std::ops::Range;
 
@@ -188,8 +192,9 @@ const WIDE_COLUMN_MIN_K: usize = 40;
 const EXACT_VECTOR_MIN_K: usize = 128;
 
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
-/// are under [`MAX_TRANSPOSED_COLUMN_BYTES`] (or [`MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS`]) while B's rows are contiguous (op(B) = Bᵀ of a
-/// column-major B), and the sup kernel would read Cᵀ = op(B)ᵀ·op(A)ᵀ's A, op(B)ᵀ, in place.
+/// are under [`MAX_TRANSPOSED_COLUMN_BYTES`] (or [`MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS`]) while
+/// B's rows are contiguous (op(B) = Bᵀ of a column-major B), and the sup kernel would read
+/// Cᵀ = op(B)ᵀ·op(A)ᵀ's A, op(B)ᵀ, in place.
 /// Then the transposed problem has tall columns, computed with whole vectors; as it is, each
 /// k step spends a vector (mostly masked off) per column of C, and the sup path's transposed
 /// edges (`sup::run_sup_tile`) turn tiles of up to two rows only, each 12 columns tall.
