@@ -491,8 +491,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
 
     /// The same entry with a gemv kernel for a few columns at once, used for a C of up to
     /// `max_n` columns (in calls of up to [`crate::kernels::GEMV_COLUMNS_MAX`]) whose A is
-    /// not worth packing (`frame/l3/gemv.rs`). Without one, such C of up to 4 columns goes
-    /// column by column through the gemv kernel.
+    /// not worth packing (`frame/l3/gemv.rs`). Without one, such C is packed.
     ///
     /// # Safety
     /// `columns` must implement the [`GemvColumnsUkr`] contract, and any context holding this

@@ -324,7 +324,7 @@ fn short_wide_problems_with_b_columns_contiguous() {
 /// C of a few columns with A's columns too far apart for the sup kernels (over 2 KiB: 300
 /// f64 or 600 f32 rows), which one thread computes through the gemv kernels, up to 4 columns
 /// a call, for up to 32 columns on skx and 8 on haswell (`GEMV_COLUMNS_MAX_N` in the
-/// configurations; 4, one at a time, without a columns kernel), and packs A past that:
+/// configurations; generic, without a columns kernel, packs A), and packs A past that:
 /// every
 /// op(B) and storage of B and C, A column-stored as is and transposed (op(A) = Aᵀ of a
 /// row-stored A reads the same memory), k = 1, 9 and 100, every alpha/beta class (NaN in C

@@ -300,19 +300,6 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, rntm, &plan)
 }
 
-/// The most columns of C that [`gemm_unsuited_to_sup`] computes one at a time through the
-/// gemv kernel, when A's columns lie too far apart for the sup kernels (which is why the
-/// problem got there) and the context has no columns kernel (`GemvColumnsUkr`; with one, its
-/// own limit applies, `config/skx.rs`). Packing A, the alternative, costs about a pass over
-/// it. Measured in session 30 (skx, through `cblas_{s,d}gemm` NN, GFLOPS, one thread), one
-/// at a time against packing A: dgemm 1000×2×100 13.4 → 24.3, 512×2×512 11.6 → 22.5,
-/// 1000×4×100 22.0 → 24.5; from 5 columns packing won (3000×5×50 24.8 against 21.3).
-/// Real dtypes only: the complex ones were not measured. A is at most the sup path's
-/// `max_a_bytes` (4 MiB on skx and haswell): from memory, passes over A lose to skx's tall
-/// kernel, which reads it once (one column at a time: dgemm 4000×4×4000 11.9 → 6.0 GFLOPS,
-/// 2000×4×2000 13.2 → 8.7, sgemm 4000×3×4000 18.9 → 13.7).
-const GEMV_BY_COLUMNS_MAX_N: usize = 4;
-
 /// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
 /// the sup path's small calls do not pay for these paths' stack frame: merged back into
 /// `gemm_oriented`, a dgemm 2×2×2 call took 36.3 instead of 32.7 ns and 8×8×8 50.5 instead of
@@ -342,17 +329,20 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return gemm_tall(tall, alpha, a, b, beta, c);
     }
     // C with few columns whose A's columns lie too far apart for the sup kernels, though A is
-    // no larger than the sup path takes (so it stays in cache): through the gemv kernels, a
-    // pass over A in place per group of columns, rather than packing A. On teams as well, so
+    // no larger than the sup path takes (so it stays in cache): through the context's gemv
+    // columns kernel, a pass over A in place per four columns, rather than packing A
+    // (`GemvColumnsUkr`; the limit on columns is the configuration's, measured there). Real
+    // dtypes only: the complex ones were not measured. A stays within the sup path's
+    // `max_a_bytes` (4 MiB on skx and haswell): from memory, passes over A lost to skx's tall
+    // kernel, which reads it once (one column at a time: dgemm 4000×4×4000 11.9 → 6.0
+    // GFLOPS, 2000×4×2000 13.2 → 8.7, sgemm 4000×3×4000 18.9 → 13.7). On teams as well, so
     // that the result does not depend on the number of threads.
-    let max_n = kernel
-        .gemv_columns()
-        .map_or(GEMV_BY_COLUMNS_MAX_N, |(_, max_n)| max_n);
     let a_bytes = shape
         .0
         .saturating_mul(shape.2)
         .saturating_mul(size_of::<A>());
-    if shape.1 <= max_n
+    if let Some((columns, max_n)) = kernel.gemv_columns()
+        && shape.1 <= max_n
         && !A::Acc::IS_COMPLEX
         && a.row_stride() == 1
         && !a.is_conj()
@@ -362,12 +352,9 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             a.col_stride().unsigned_abs() * size_of::<A>() > limits.max_a_col_stride_bytes
                 && a_bytes <= limits.max_a_bytes
         })
-        && let Some(gemv) = kernel.gemv()
     {
-        let columns = kernel.gemv_columns();
-        let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| match columns {
-            Some((ukr, _)) => gemm_by_column_groups(ukr, alpha, a, b, beta, c),
-            None => gemm_by_columns(gemv, alpha, a, b, beta, c),
+        let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
+            gemm_by_column_groups(columns, alpha, a, b, beta, c)
         };
         if plan.ways == SINGLE {
             return per_block(a, b, c);

@@ -51,7 +51,7 @@ where
 
 /// The columns body (the `GemvColumnsUkr` contract): with A's columns and the y_j
 /// contiguous, the axpy form with each vector of A used for all n columns
-/// ([`columns_form`]); otherwise one gemv per column.
+/// ([`columns_block`] through [`axpy_blocks`]); otherwise one gemv per column.
 ///
 /// # Safety
 /// The `GemvColumnsUkr` contract, called from a function compiled with `V`'s target features
@@ -72,15 +72,16 @@ pub(crate) unsafe fn gemv_columns_real<V: Simd>(
             // W columns of A per pass over the y_j: W·n broadcast scalars stay in registers
             // beside the n accumulators (at most half the register file).
             let wide = V::REGISTERS >= 32;
+            let k = args.k;
             match n {
-                1 if wide => columns_form::<V, 1, 8>(args, cs_x, cs_y),
-                2 if wide => columns_form::<V, 2, 8>(args, cs_x, cs_y),
-                3 if wide => columns_form::<V, 3, 4>(args, cs_x, cs_y),
-                4 if wide => columns_form::<V, 4, 4>(args, cs_x, cs_y),
-                1 => columns_form::<V, 1, 8>(args, cs_x, cs_y),
-                2 => columns_form::<V, 2, 4>(args, cs_x, cs_y),
-                3 => columns_form::<V, 3, 2>(args, cs_x, cs_y),
-                _ => columns_form::<V, 4, 2>(args, cs_x, cs_y),
+                1 if wide => axpy_blocks::<8>(k, &RealColumns::<V, 1>(args, cs_x, cs_y)),
+                2 if wide => axpy_blocks::<8>(k, &RealColumns::<V, 2>(args, cs_x, cs_y)),
+                3 if wide => axpy_blocks::<4>(k, &RealColumns::<V, 3>(args, cs_x, cs_y)),
+                4 if wide => axpy_blocks::<4>(k, &RealColumns::<V, 4>(args, cs_x, cs_y)),
+                1 => axpy_blocks::<8>(k, &RealColumns::<V, 1>(args, cs_x, cs_y)),
+                2 => axpy_blocks::<4>(k, &RealColumns::<V, 2>(args, cs_x, cs_y)),
+                3 => axpy_blocks::<2>(k, &RealColumns::<V, 3>(args, cs_x, cs_y)),
+                _ => axpy_blocks::<2>(k, &RealColumns::<V, 4>(args, cs_x, cs_y)),
             }
         } else {
             for j in 0..n as isize {
@@ -94,46 +95,14 @@ pub(crate) unsafe fn gemv_columns_real<V: Simd>(
     }
 }
 
-/// The columns form: for each block of W columns of A, y_j += A(:, p..p+W)·(alpha·x_j(p..p+W))
-/// for all N columns at once, walking down the rows one vector at a time: W loads of A,
-/// N loads and stores of y, W·N FMAs. The first block applies beta (y_j not read when beta =
-/// 0); k's remainder goes one column at a time.
+/// One block of an axpy form over N columns (`RealColumns`, driven by [`axpy_blocks`]):
+/// y_j += A(:, p..p+W)·(alpha·x_j(p..p+W)) for all j < N at once, walking down the rows one
+/// vector at a time: W loads of A, N loads and stores of y, W·N FMAs. With FIRST, each y_j's
+/// old value is scaled by beta first (not read when beta = 0). N = 1 is the gemv axpy form.
 ///
 /// # Safety
-/// As [`gemv_columns_real`], with `rs_a == 1`, `inc_y == 1`, `k ≥ 1`.
-#[inline(always)]
-unsafe fn columns_form<V: Simd, const N: usize, const W: usize>(
-    args: &GemvUkrArgs<V::Elem, V::Elem>,
-    cs_x: isize,
-    cs_y: isize,
-) where
-    V::Elem: Scalar,
-{
-    let k = args.k;
-    // SAFETY: every block is within columns 0..k.
-    unsafe {
-        let mut p = if k >= W {
-            columns_block::<V, N, W, true>(args, 0, cs_x, cs_y);
-            W
-        } else {
-            columns_block::<V, N, 1, true>(args, 0, cs_x, cs_y);
-            1
-        };
-        while p + W <= k {
-            columns_block::<V, N, W, false>(args, p, cs_x, cs_y);
-            p += W;
-        }
-        while p < k {
-            columns_block::<V, N, 1, false>(args, p, cs_x, cs_y);
-            p += 1;
-        }
-    }
-}
-
-/// One block of [`columns_form`]: columns p..p+W of A into the N columns of y.
-///
-/// # Safety
-/// As [`columns_form`], with `p + W <= k`.
+/// As [`axpy_form`] or [`gemv_columns_real`] (A's columns and each y_j contiguous), with
+/// `p + W <= k`.
 #[inline(always)]
 unsafe fn columns_block<V: Simd, const N: usize, const W: usize, const FIRST: bool>(
     args: &GemvUkrArgs<V::Elem, V::Elem>,
@@ -266,9 +235,9 @@ where
                 V::store_masked(y, mask, v);
             }
         } else if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
-            axpy_blocks::<4>(k, &RealColumns::<V>(args));
+            axpy_blocks::<4>(k, &RealColumns::<V, 1>(args, 0, 0));
         } else {
-            axpy_blocks::<8>(k, &RealColumns::<V>(args));
+            axpy_blocks::<8>(k, &RealColumns::<V, 1>(args, 0, 0));
         }
     }
 }
@@ -312,19 +281,20 @@ pub(crate) unsafe fn axpy_blocks<const W: usize>(k: usize, form: &impl AxpyColum
     }
 }
 
-/// The real axpy form's blocks ([`axpy_columns`]).
-struct RealColumns<'a, V: Simd>(&'a GemvUkrArgs<V::Elem, V::Elem>)
+/// The real axpy forms' blocks ([`columns_block`]): N columns of y, the x_j and y_j `cs_x`
+/// and `cs_y` apart (unused for N = 1, the gemv kernel's).
+struct RealColumns<'a, V: Simd, const N: usize>(&'a GemvUkrArgs<V::Elem, V::Elem>, isize, isize)
 where
     V::Elem: Scalar;
 
-impl<V: Simd> AxpyColumns for RealColumns<'_, V>
+impl<V: Simd, const N: usize> AxpyColumns for RealColumns<'_, V, N>
 where
     V::Elem: Scalar,
 {
     #[inline(always)]
     unsafe fn columns<const C: usize, const FIRST: bool>(&self, p: usize) {
         // SAFETY: passed on.
-        unsafe { axpy_columns::<V, C, FIRST>(self.0, p) }
+        unsafe { columns_block::<V, N, C, FIRST>(self.0, p, self.1, self.2) }
     }
 }
 
@@ -341,61 +311,6 @@ fn fewer_streams(stride: isize, size: usize, m: usize, k: usize) -> bool {
     let offset = stride.unsigned_abs().wrapping_mul(size) % WAY;
     let same_set = !(LINE..=WAY - LINE).contains(&offset);
     same_set && m.saturating_mul(k).saturating_mul(size) <= CACHED_BYTES
-}
-
-/// y += A(:, p..p+C)·(alpha·x(p..p+C)), one vector of rows at a time; with FIRST, y's old
-/// value is scaled by beta first (not read when beta = 0).
-///
-/// # Safety
-/// As [`axpy_form`], with `p + C <= k`.
-#[inline(always)]
-unsafe fn axpy_columns<V: Simd, const C: usize, const FIRST: bool>(
-    args: &GemvUkrArgs<V::Elem, V::Elem>,
-    p: usize,
-) where
-    V::Elem: Scalar,
-{
-    // SAFETY: the caller's; rows below m (masked at the tail), columns p..p+C.
-    unsafe {
-        let cols: [*const V::Elem; C] =
-            std::array::from_fn(|j| args.a.offset((p + j) as isize * args.cs_a));
-        let scaled_x: [V; C] = std::array::from_fn(|j| {
-            V::splat(args.alpha * *args.x.offset((p + j) as isize * args.inc_x))
-        });
-        let beta = V::splat(args.beta);
-        // Whole vectors with plain loads (AVX2's masked loads are slow), then the tail.
-        let mut i = 0;
-        while i + V::LANES <= args.m {
-            let y = args.y.add(i);
-            let mut v = if !FIRST {
-                V::load(y)
-            } else if args.beta.is_zero() {
-                V::zero()
-            } else {
-                V::mul(beta, V::load(y))
-            };
-            for (col, &s) in cols.iter().zip(&scaled_x) {
-                v = V::fma(V::load(col.add(i)), s, v);
-            }
-            V::store(y, v);
-            i += V::LANES;
-        }
-        if i < args.m {
-            let mask = V::mask(args.m - i);
-            let y = args.y.add(i);
-            let mut v = if !FIRST {
-                V::load_masked(y, mask)
-            } else if args.beta.is_zero() {
-                V::zero()
-            } else {
-                V::mul(beta, V::load_masked(y, mask))
-            };
-            for (col, &s) in cols.iter().zip(&scaled_x) {
-                v = V::fma(V::load_masked(col.add(i), mask), s, v);
-            }
-            V::store_masked(y, mask, v);
-        }
-    }
 }
 
 /// y(i) := alpha·(A(i, :)·x) + beta·y(i), eight rows at a time (A row-stored, x contiguous),

@@ -444,12 +444,7 @@ unsafe fn body<
             let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
             let tile = tile.as_mut_ptr().cast::<V0::Elem>();
             let ld = last + V1::LANES;
-            for j in 0..N {
-                if VECS == 2 {
-                    V0::store(tile.add(j * ld), acc0[j]);
-                }
-                V1::store(tile.add(j * ld + last), acc1[j]);
-            }
+            store_tile::<V0, V1, VECS, N>(tile, ld, &acc0, &acc1);
             for j in 0..N {
                 for i in 0..m {
                     let x = args.alpha * *tile.add(j * ld + i);
@@ -463,6 +458,31 @@ unsafe fn body<
                     };
                 }
             }
+        }
+    }
+}
+
+/// The accumulators into a column-major stack tile with column stride `ld` (the first
+/// vector's rows, when VECS = 2, then the last vector's), for the epilogues that cannot store
+/// straight to C.
+///
+/// # Safety
+/// `tile` writable for N columns of `ld ≥ (VECS − 1)·V0::LANES + V1::LANES` elements.
+#[inline(always)]
+unsafe fn store_tile<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, const N: usize>(
+    tile: *mut V0::Elem,
+    ld: usize,
+    acc0: &[V0; N],
+    acc1: &[V1; N],
+) {
+    let last = (VECS - 1) * V0::LANES;
+    // SAFETY: each store is inside column j < N of the tile (the caller's).
+    unsafe {
+        for j in 0..N {
+            if VECS == 2 {
+                V0::store(tile.add(j * ld), acc0[j]);
+            }
+            V1::store(tile.add(j * ld + last), acc1[j]);
         }
     }
 }
@@ -521,12 +541,7 @@ unsafe fn write_rows<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, con
     unsafe {
         let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
         let tile = tile.as_mut_ptr().cast::<V0::Elem>();
-        for j in 0..N {
-            if VECS == 2 {
-                V0::store(tile.add(j * ld), acc0[j]);
-            }
-            V1::store(tile.add(j * ld + last), acc1[j]);
-        }
+        store_tile::<V0, V1, VECS, N>(tile, ld, acc0, acc1);
         let row = |i: usize| args.c.offset(i as isize * args.rs_c);
         let (alpha, beta) = (args.alpha, args.beta);
         let (alpha_v, beta_v) = (Row::<V0::Elem>::splat(alpha), Row::<V0::Elem>::splat(beta));
