@@ -174,10 +174,11 @@ fn one_tile_problems_in_every_orientation() {
 }
 
 /// The sup path with k split into blocks (as for a large A or a B with long rows), made to
-/// split at test sizes: blocks of 64 bytes of A, or of at most 200 bytes of B along k, so
-/// each block's beta is 1 after the first and k leaves a short last block (and row-stored B
-/// every time); sizes either side of the sup tile, random op()s, storages and scalar classes
-/// (beta = 0 with NaN in C included).
+/// split at test sizes: slices of 64 bytes of A (k blocks of the 256 at least, so k = 300
+/// splits; and, with more than one panel of C, rows in blocks of one tile, so m = 3·MR + 2
+/// makes four), or at most 200 bytes of B along k, so each block's beta is 1 after the first
+/// and k leaves a short last block (and row-stored B every time); sizes either side of the
+/// sup tile, random op()s, storages and scalar classes (beta = 0 with NaN in C included).
 #[test]
 fn sup_path_with_k_split_into_blocks() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -200,9 +201,9 @@ fn sup_path_with_k_split_into_blocks() {
                 let (mr, nr) = sup_tile_of(split, letter);
                 let mut rng = Rng::new(53);
                 let mut seed = 9000;
-                for m in [1, 3, mr - 1, mr + 1] {
+                for m in [1, 3, mr - 1, mr + 1, 3 * mr + 2] {
                     for n in [1, nr + 1] {
-                        for k in [2, 9, 37, 100] {
+                        for k in [2, 9, 37, 100, 300] {
                             seed += 1;
                             run(split, &Case::random(&mut rng, m, n, k), seed);
                             let row_b = Case {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use harness::{Case, Dt, bits_equal, contexts_with_tiny_blocks, gemm_output, run_case};
 use oxblis::check::{Rng, Values};
-use oxblis::{Cntx, MatMut, MatRef, Rntm, Ways, c32, c64, gemm_ex};
+use oxblis::{Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
 
 fn all_ways_up_to_8() -> Vec<Ways> {
     let mut all = Vec::new();
@@ -127,6 +127,58 @@ fn automatic_totals_on_the_sup_and_column_paths_match_one_thread() {
         automatic_totals_match_one_thread::<f64>(&full, &mut rng);
         automatic_totals_match_one_thread::<c32>(&full, &mut rng);
         automatic_totals_match_one_thread::<c64>(&full, &mut rng);
+    }
+}
+
+/// The sup path with k split by A's size (here every 4 KiB of A, so that a team's share of
+/// the rows, read alone, would be split less often): every jc/ic/jr/ir team computes the
+/// k blocks one thread computes, bit for bit.
+fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    // (jc, ic, jr, ir)
+    for (seed, ways) in [(1, 2, 1, 1), (1, 3, 2, 1), (2, 1, 1, 2)]
+        .into_iter()
+        .enumerate()
+    {
+        let (jc, ic, jr, ir) = ways;
+        let ways = Ways {
+            jc,
+            pc: 1,
+            ic,
+            jr,
+            ir,
+        };
+        let rntm = Rntm::new().with_ways(ways).unwrap();
+        let case = Case {
+            values: Values::Uniform,
+            ..Case::random(rng, 61, 29, 150)
+        };
+        let seed = 700 + seed as u64;
+        let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
+        let got = gemm_output::<T>(cntx, Some(&rntm), &case, seed);
+        assert!(
+            got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+            "{}gemm with {ways:?} differs from one thread on the sup path with k split: {case:?}",
+            T::LETTER
+        );
+    }
+}
+
+#[test]
+fn sup_path_k_blocks_do_not_depend_on_the_team() {
+    let mut rng = Rng::new(59);
+    for (full, _) in contexts_with_tiny_blocks() {
+        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+            continue;
+        };
+        let split = full.with_sup_limits(SupLimits {
+            k_block_bytes: 4096,
+            ..limits
+        });
+        sup_k_blocks_match_one_thread::<f32>(&split, &mut rng);
+        sup_k_blocks_match_one_thread::<f64>(&split, &mut rng);
+        sup_k_blocks_match_one_thread::<c32>(&split, &mut rng);
+        sup_k_blocks_match_one_thread::<c64>(&split, &mut rng);
     }
 }
 

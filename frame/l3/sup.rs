@@ -83,8 +83,9 @@ pub(crate) fn gemm_sup<A: GemmPair<B>, B: Element>(
     if a.row_stride() != 1 || a.is_conj() || b.is_conj() {
         return gemm_sup_copying(sup, transposes, alpha, a, b, beta, c);
     }
+    let blocks = sup_blocks(sup, a.nrows(), b);
     // SAFETY: A is a checked m×k view with unit row stride.
-    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
+    unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c, blocks) };
     Ok(())
 }
 
@@ -102,8 +103,9 @@ fn gemm_sup_copying<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
     with_operands_the_kernel_reads(a, b, transposes, |a, b| {
+        let blocks = sup_blocks(sup, a.nrows(), b);
         // SAFETY: A (itself or its copy) is an m×k view with unit row stride.
-        unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c) };
+        unsafe { gemm_sup_a_in_place(sup, alpha, a.as_ptr(), a.col_stride(), b, beta, c, blocks) };
     })
 }
 
@@ -205,7 +207,8 @@ fn view_of_copy<T: Element>(copy: &mut PackBuf, rows: usize, cols: usize) -> Mat
 /// its own block of C, an MR-aligned share of the rows by an NR-aligned share of the columns
 /// (`blocks.rs`), reading its rows of A and its columns of B in place. The copies of A and B,
 /// when the kernel cannot read them as they are, are made once before the team starts.
-/// Every tile is computed as one thread would compute it.
+/// Every tile is computed as one thread would compute it, in the same k blocks (chosen for
+/// the whole problem).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
@@ -221,6 +224,7 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
 ) -> Result<()> {
     let k = a.ncols();
     with_operands_the_kernel_reads(a, b, transposes, |a, b| {
+        let blocks = sup_blocks(sup, a.nrows(), b);
         run_on_blocks_of_c(c, ways, sup.tile(), pin, |rows, cols, c_block| {
             let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
             let b_cols = b.submatrix(0, cols.start, k, cols.len());
@@ -234,17 +238,63 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
                     &b_cols,
                     beta,
                     c_block,
+                    blocks,
                 )
             };
         })
     })?
 }
 
-/// [`gemm_sup`] once A is readable in place: k block by k block, tile by tile.
+/// How the sup path walks an m×k A in place: k blocks of `kc` (the last one shorter), and,
+/// within each, rows in blocks of `rows` (MR-aligned), so that the slice of A every NR-wide
+/// panel of C rereads stays in L2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SupBlocks {
+    kc: usize,
+    rows: usize,
+}
+
+/// The shortest k block the sup path splits k into for A's sake: a slice of a tall A in L2 is
+/// then fewer rows deep rather than shorter along k (each tile's call and its pass over C cost
+/// about as much as 8–16 k steps). Before, a tall A was split into slices of all its rows,
+/// and on skx, once A's far-apart columns were read in place, dgemm 3000×5×50 (A 1.2 MiB) in
+/// k blocks of 10 ran at 46 GFLOPS, unsplit at 53–55; 3000×16×50 38–47 → 47 (row blocks of
+/// 640), 2000×24×200 51.6 → 55.1 (docs/Performance.md). Shapes whose A is split along k only
+/// (64×64×4096, 256×12×1000, …) keep their blocks: 1.00–1.02.
+const MIN_A_SPLIT_K: usize = 256;
+
+/// The sup path's blocks for an m-row A and k×n B (as the kernel reads them), decided once
+/// for the whole problem so that a team's blocks of C sum over the k blocks one thread uses
+/// (a block's rows alone would split A less often): A is split when it is more than twice
+/// `SupLimits::k_block_bytes`, into k blocks of at least [`MIN_A_SPLIT_K`] (or all of k) and
+/// row blocks whose slice is at most that size, where C has more than one panel (with one,
+/// each slice is read once whatever its shape); B's long rows split k too ([`b_k_block`]).
+fn sup_blocks<A: Element, B: Element>(sup: &SupKernel<A, B>, m: usize, b: &MatRef<B>) -> SupBlocks {
+    let limits = sup.limits();
+    let (k, n) = (b.nrows(), b.ncols());
+    let (mr, nr) = sup.tile();
+    let size = size_of::<A>();
+    let kc = k_block(m, k, size, limits.k_block_bytes, MIN_A_SPLIT_K);
+    let a_bytes = m.saturating_mul(k).saturating_mul(size);
+    let rows =
+        if n > nr && limits.k_block_bytes > 0 && a_bytes > limits.k_block_bytes.saturating_mul(2) {
+            let fit = limits.k_block_bytes / kc.min(k).max(1).saturating_mul(size);
+            (fit / mr * mr).max(mr)
+        } else {
+            m
+        };
+    SupBlocks {
+        kc: even_blocks(k, kc.min(b_k_block(b, limits.max_b_k_span_bytes))),
+        rows: rows.min(m).max(1),
+    }
+}
+
+/// [`gemm_sup`] once A is readable in place: by the blocks of [`sup_blocks`], tile by tile.
 ///
 /// # Safety
 /// `a` points at an m×k A (m, k: C's rows, B's rows) with unit row stride and column stride
 /// `cs_a`; B's and C's views are checked.
+#[allow(clippy::too_many_arguments)]
 unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     alpha: A::Acc,
@@ -253,13 +303,11 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
+    blocks: SupBlocks,
 ) {
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
-    let limits = sup.limits();
     let first_tile_rows = first_tile_rows(a, cs_a, (m, n), sup.tile());
-    let kc = k_block(m, k, size_of::<A>(), limits.k_block_bytes)
-        .min(b_k_block(b, limits.max_b_k_span_bytes));
-    if kc >= k {
+    if blocks.kc >= k && blocks.rows >= m {
         // The usual small problem: one block, B as it is. Also k = 0 (kc is at least 1), so
         // C is still scaled by beta (`gemm_front` settles k = 0 itself today).
         let block = Block {
@@ -275,21 +323,29 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
         unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
         return;
     }
-    // Both split evenly; the smaller of two splits is evened out again.
-    let kc = even_blocks(k, kc);
-    for pc in (0..k).step_by(kc) {
-        let kb = kc.min(k - pc);
-        let block = Block {
-            // Row ir of A's slice: rows are adjacent (unit row stride).
-            a: a.wrapping_offset(pc as isize * cs_a),
-            a_row_step: 1,
-            cs_a,
-            b: b.submatrix(pc, 0, kb, n),
-            beta: if pc == 0 { beta } else { A::Acc::one() },
-            first_tile_rows,
+    // Row blocks come only with more than one panel of C, where the first tile is MR tall.
+    for row_start in (0..m).step_by(blocks.rows) {
+        let row_end = m.min(row_start + blocks.rows);
+        let first = if row_start == 0 {
+            first_tile_rows
+        } else {
+            sup.tile().0
         };
-        // SAFETY: as above, for the k slice pc..pc + kb of A and B.
-        unsafe { sup_tiles(sup, alpha, &block, c, 0..m, 0..n, false) };
+        for pc in (0..k).step_by(blocks.kc) {
+            let kb = blocks.kc.min(k - pc);
+            let block = Block {
+                // Row ir of A's slice: rows are adjacent (unit row stride).
+                a: a.wrapping_offset(pc as isize * cs_a),
+                a_row_step: 1,
+                cs_a,
+                b: b.submatrix(pc, 0, kb, n),
+                beta: if pc == 0 { beta } else { A::Acc::one() },
+                first_tile_rows: first,
+            };
+            // SAFETY: as above, for rows row_start..row_end and the k slice pc..pc + kb of
+            // A and B.
+            unsafe { sup_tiles(sup, alpha, &block, c, row_start..row_end, 0..n, false) };
+        }
     }
 }
 
@@ -585,7 +641,7 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
     let limits = sup.limits();
     let c_bytes = m.saturating_mul(n).saturating_mul(size_of::<A::Acc>());
     c_bytes > limits.max_c_bytes_if_k_split
-        && k_block(m, k, size_of::<A>(), limits.k_block_bytes) < k
+        && k_block(m, k, size_of::<A>(), limits.k_block_bytes, MIN_A_SPLIT_K) < k
 }
 
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
@@ -672,14 +728,14 @@ fn k_step_bytes<T: Element>(b: &MatRef<T>) -> usize {
 
 /// The k block of the sup path for an m×k A of `size`-byte elements: all of k unless A is
 /// more than twice `block_bytes`, else k split evenly into blocks whose slice of A is at
-/// most about `block_bytes` (at least one column).
+/// most about `block_bytes`, but no shorter than `min_k` (at least one column).
 #[inline]
-fn k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> usize {
+fn k_block(m: usize, k: usize, size: usize, block_bytes: usize, min_k: usize) -> usize {
     let column = m.max(1).saturating_mul(size);
     if block_bytes == 0 || column.saturating_mul(k) <= block_bytes.saturating_mul(2) {
         return k.max(1);
     }
-    even_blocks(k, (block_bytes / column).max(1))
+    even_blocks(k, (block_bytes / column).max(min_k).max(1))
 }
 
 /// The length of each of the fewest equal blocks (the last one shorter) that cover `len` in
@@ -691,8 +747,8 @@ fn even_blocks(len: usize, most: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{
-        LINE_ALIGNED_MIN_TILES, b_k_block, b_spreads_over_l1, first_tile_rows, gemm_sup, k_block,
-        packs_only_a, splits_k_over_large_c,
+        LINE_ALIGNED_MIN_TILES, SupBlocks, b_k_block, b_spreads_over_l1, first_tile_rows, gemm_sup,
+        k_block, packs_only_a, splits_k_over_large_c, sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
@@ -883,16 +939,44 @@ mod tests {
     }
 
     #[test]
+    fn tall_a_is_split_into_row_blocks_not_short_k_blocks() {
+        fn never_called(_: &SupUkrArgs<f64, f64>) {}
+        let limits = SupLimits {
+            max_a_col_stride_bytes: 2048,
+            max_a_bytes: 4 << 20,
+            k_block_bytes: 256 << 10,
+            max_c_bytes_if_k_split: 512 << 10,
+            max_b_k_span_bytes: usize::MAX,
+            pack_a_only: PackAOnly::Never,
+        };
+        // SAFETY: the kernel is only asked about its limits, never run.
+        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, limits) };
+        let buf = vec![0.0f64; 4096 * 64];
+        let b = |k, n| MatRef::col_major(&buf, k, n, k).unwrap();
+        let blocks = |kc, rows| SupBlocks { kc, rows };
+        // 3000×50 (1.2 MB): all of k (not blocks of 10); with one panel of C, all rows.
+        assert_eq!(sup_blocks(&sup, 3000, &b(50, 5)), blocks(50, 3000));
+        // More panels: rows whose slice fits 256 KiB (655, in whole tiles).
+        assert_eq!(sup_blocks(&sup, 3000, &b(50, 32)), blocks(50, 640));
+        // 2000×1000: k blocks of 256 at least (4 of 250), rows to match (131 → 128).
+        assert_eq!(sup_blocks(&sup, 2000, &b(1000, 24)), blocks(250, 128));
+        // 64×4096 (2 MiB): k blocks of 512 hold all 64 rows, as before.
+        assert_eq!(sup_blocks(&sup, 64, &b(4096, 64)), blocks(512, 64));
+        // Small A: one block.
+        assert_eq!(sup_blocks(&sup, 100, &b(100, 64)), blocks(100, 100));
+    }
+
+    #[test]
     fn k_blocks_split_only_large_a_and_evenly() {
         // 64×4096 f64 (2 MiB) against 256 KiB blocks: 512 columns each.
-        assert_eq!(k_block(64, 4096, 8, 256 << 10), 512);
+        assert_eq!(k_block(64, 4096, 8, 256 << 10, 256), 512);
         // Uneven: 64×4000 in blocks of at most 512 → 8 blocks of 500.
-        assert_eq!(k_block(64, 4000, 8, 256 << 10), 500);
+        assert_eq!(k_block(64, 4000, 8, 256 << 10, 256), 500);
         // 16×4096 f64 is 512 KiB, not more than twice 256 KiB: whole.
-        assert_eq!(k_block(16, 4096, 8, 256 << 10), 4096);
+        assert_eq!(k_block(16, 4096, 8, 256 << 10, 256), 4096);
         // Off, k = 0, and a column bigger than the block.
-        assert_eq!(k_block(64, 4096, 8, 0), 4096);
-        assert_eq!(k_block(64, 0, 8, 256 << 10), 1);
-        assert_eq!(k_block(1 << 20, 7, 8, 1024), 1);
+        assert_eq!(k_block(64, 4096, 8, 0, 256), 4096);
+        assert_eq!(k_block(64, 0, 8, 256 << 10, 256), 1);
+        assert_eq!(k_block(1 << 20, 7, 8, 1024, 1), 1);
     }
 }
