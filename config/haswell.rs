@@ -50,9 +50,18 @@ const MIN_WORK_PER_THREAD: usize = 1 << 18;
 /// haswell, sgemm NT 16×4096×4096 21 → 64 GFLOPS, 64×4096×1024 35 → 66, dgemm 11 → 27,
 /// the rest level or better; 512 KiB, skx's value, lost up to 19 % on dgemm
 /// 64×4096×1024; docs/Performance.md, "Row-stored B").
+/// A's columns further apart than 512 bytes are still read in place for C of 4–64 columns,
+/// where they spread over the L1's sets (session 31, forced haswell, one thread, GFLOPS,
+/// before → after): dgemm 3000×5×50 31.3 → 48.4, 2000×12×200 31.6 → 46.9, 1000×4×300
+/// 32.7 → 43.1, 3000×64×50 48.6 → 52.8; sgemm 3000×5×50 68.2 → 101.8, 3000×4×50 74.8 → 97.2,
+/// 600×48×600 95.3 → 105.9; only sgemm 1000×8×300 lost (88.4 → 85.4). At 3 columns sgemm
+/// lost (98.6 → 80.3), so the gemv columns kernel keeps 1–3 (docs/Performance.md, "Far-apart
+/// columns of A in place").
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 512,
     max_a_bytes: 4 << 20,
+    far_a_min_n: 4,
+    far_a_max_n: 64,
     k_block_bytes: 128 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,
@@ -66,7 +75,9 @@ const SUP_LIMITS: SupLimits = SupLimits {
 /// `cblas_{s,d}gemm` NN, one thread, GFLOPS, packing A → columns): dgemm 1000×2×100 10.3 →
 /// 35.4, 1000×4×100 18.9 → 36.6, 1000×8×300 25.1 → 32.5, but 1000×16×300 36.1 → 32.2 and
 /// 600×32×600 41.2 → 39.2; sgemm 1000×8×300 50.3 → 85.7, 1000×16×300 72.8 → 85.5
-/// (docs/Performance.md).
+/// (docs/Performance.md). Since session 31 the sup kernels take 4–64 columns where A's
+/// columns spread over the L1's sets (`SUP_LIMITS`), so past 3 columns this kernel serves
+/// only columns 4 or 6 KiB apart.
 const GEMV_COLUMNS_MAX_N: usize = 8;
 
 fn context() -> Cntx {

@@ -58,9 +58,20 @@ const MIN_WORK_PER_THREAD: usize = 1 << 18;
 /// 16×4096×4096 37 → 65 GFLOPS, 64×2048×2048 50 → 102, 64×4096×1024 62 → 97; dgemm 17 → 39,
 /// 38 → 43, 24 → 41; 1 MiB was better for m = 64 and worse for m = 16, 256 KiB the other
 /// way round; docs/Performance.md, "Row-stored B").
+/// A's columns further apart than 2 KiB are still read in place for C of 5–64 columns, where
+/// they spread over the L1's sets (session 31, one thread, GFLOPS, before → after, with the
+/// sup path's row blocks): dgemm 3000×5×50 38.2 → 53.9 (OpenBLAS 54.0), 1000×16×300
+/// 47.6 → 55.4, 3000×32×50 46.4 → 56.2; sgemm 3000×5×50 84.4 → 110.9, 1000×16×300 88.8 →
+/// 111.9; 48–64 columns +5–13 % (dgemm 2000×64×200 level); NT sgemm 8×1000×1000, solved
+/// transposed, 63.8 → 101.6. 3–4 columns stay with the gemv columns kernel (one pass over A;
+/// sup 0.90–1.10), and 96–128 gained in f32 only (dgemm 0.97–1.00). Columns 4 KiB apart
+/// (and 6 KiB) share L1 sets, and there the sup kernel lost: dgemm 512×8×200 0.82,
+/// 2048×16×64 0.77 (docs/Performance.md, "Far-apart columns of A in place").
 const SUP_LIMITS: SupLimits = SupLimits {
     max_a_col_stride_bytes: 2048,
     max_a_bytes: 4 << 20,
+    far_a_min_n: 5,
+    far_a_max_n: 64,
     k_block_bytes: 256 << 10,
     max_c_bytes_if_k_split: 512 << 10,
     max_b_k_span_bytes: 512 << 10,
@@ -73,7 +84,9 @@ const SUP_LIMITS: SupLimits = SupLimits {
 /// packing A → columns): dgemm 1000×2×100 13.1 → 40.8, 1000×4×100 22.8 → 54.2, 3000×5×50
 /// 24.9 → 38.2, 1000×8×300 29.6 → 49.0, 1000×16×300 39.3 → 47.7, 600×32×600 44.6 → 50.8;
 /// sgemm 1000×4×100 42.1 → 107.8, 1000×8×300 58.3 → 106.1, 1000×16×300 77.5 → 88.5,
-/// 600×32×600 90.2 → 107.4 (docs/Performance.md). Past 32 columns not measured.
+/// 600×32×600 90.2 → 107.4 (docs/Performance.md). Past 32 columns not measured. Since
+/// session 31 the sup kernels take 5–64 columns where A's columns spread over the L1's sets
+/// (`SUP_LIMITS`), so past 4 columns this kernel serves only columns 4 or 6 KiB apart.
 const GEMV_COLUMNS_MAX_N: usize = 32;
 
 /// When the tall-A kernels beat packing: C with at most 16 columns and A of at least this

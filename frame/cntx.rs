@@ -10,6 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{
     DotsUkr, GemmUkr, GemvColumnsUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr,
 };
+use crate::l3::sup::columns_spread_over_l1;
 use crate::types::{Element, GemmPair, bf16, c32, c64};
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
@@ -60,6 +61,14 @@ pub struct SupLimits {
     pub max_a_col_stride_bytes: usize,
     /// Largest A, m·k·size in bytes.
     pub max_a_bytes: usize,
+    /// C with `far_a_min_n..=far_a_max_n` columns reads A in place even when its columns lie
+    /// further apart than `max_a_col_stride_bytes`, provided they spread over the L1's sets
+    /// (`sup::columns_spread_over_l1`): with few panels of C, A is read few times, and
+    /// packing it costs a pass of its own (`far_a_max_n` = 0: never). Below `far_a_min_n`
+    /// the gemv columns kernel, where the context has one, takes C in one pass over A.
+    pub far_a_min_n: usize,
+    /// See `far_a_min_n`.
+    pub far_a_max_n: usize,
     /// When A (m·k·size) is more than twice this many bytes, the sup path walks k in blocks
     /// whose slice of A is about this size, so the slice stays in L2 while every column
     /// panel of C reuses it (C is then updated once per block); 0 never splits k.
@@ -162,12 +171,17 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     }
 
     /// Whether an m×k A with column stride `a_col_stride` (elements; its rows contiguous,
-    /// else `None`: it will be copied with stride m) is within the limits.
-    pub(crate) fn suits(&self, m: usize, k: usize, a_col_stride: Option<usize>) -> bool {
+    /// else `None`: it will be copied with stride m), for a C of n columns, is within the
+    /// limits.
+    pub(crate) fn suits(&self, m: usize, n: usize, k: usize, a_col_stride: Option<usize>) -> bool {
+        let limits = &self.limits;
         let elem = size_of::<A>();
         let stride_bytes = a_col_stride.unwrap_or(m).saturating_mul(elem);
         let a_bytes = m.saturating_mul(k).saturating_mul(elem);
-        stride_bytes <= self.limits.max_a_col_stride_bytes && a_bytes <= self.limits.max_a_bytes
+        a_bytes <= limits.max_a_bytes
+            && (stride_bytes <= limits.max_a_col_stride_bytes
+                || ((limits.far_a_min_n..=limits.far_a_max_n).contains(&n)
+                    && columns_spread_over_l1(stride_bytes)))
     }
     pub(crate) fn ukr(&self) -> SupUkr<A, B> {
         self.ukr

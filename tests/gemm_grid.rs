@@ -322,21 +322,59 @@ fn short_wide_problems_with_b_columns_contiguous() {
     }
 }
 
-/// C of a few columns with A's columns too far apart for the sup kernels (over 2 KiB: 300
-/// f64 or 600 f32 rows), which one thread computes through the gemv kernels, up to 4 columns
-/// a call, for up to 32 columns on skx and 8 on haswell (`GEMV_COLUMNS_MAX_N` in the
-/// configurations; generic, without a columns kernel, packs A), and packs A past that:
-/// every
-/// op(B) and storage of B and C, A column-stored as is and transposed (op(A) = Aᵀ of a
-/// row-stored A reads the same memory), k = 1, 9 and 100, every alpha/beta class (NaN in C
-/// under beta = 0), on each configuration as is; on two threads; and on teams of up to four,
-/// bit for bit against one thread.
+/// Short, wide C whose op(B) has contiguous rows more than 2 KiB apart (n = 700, and 1024:
+/// 4 KiB for f32): solved transposed, the sup kernels read op(B)ᵀ's far-apart columns in
+/// place where they spread over the L1's sets (`SupLimits::far_a_min_n`); every op(A),
+/// k either side of the transposed path's thresholds, every alpha/beta class (NaN in C under
+/// beta = 0), on each configuration as is.
+#[test]
+fn short_wide_problems_with_far_apart_rows_of_b() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, _| {
+            let mut seed = 19_000;
+            for m in [4, 5, 8, 14] {
+                for n in [700, 1024] {
+                    for k in [7, 40, 130] {
+                        for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
+                            for op_a in Op::ALL {
+                                seed += 1;
+                                let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
+                                let beta = class(seed / 4);
+                                let case = Case {
+                                    op_a,
+                                    op_b,
+                                    st_b,
+                                    alpha: class(seed),
+                                    beta,
+                                    nan_in_c: beta == ScalarClass::Zero,
+                                    ..Case::new(m, n, k)
+                                };
+                                run(&full, &case, seed);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// C of a few columns with A's columns more than 2 KiB apart (300 f64 or 600 f32 rows; 512
+/// and 1024, 4 KiB, every other case). The sup kernels read such an A in place for 5–64
+/// columns on skx and 4–64 on haswell where the columns spread over the L1's sets
+/// (`SupLimits::far_a_min_n`, so not at 4 KiB); otherwise the gemv columns kernel takes it,
+/// up to 4 columns a call, for up to 32 columns on skx and 8 on haswell
+/// (`GEMV_COLUMNS_MAX_N` in the configurations; generic, without a columns kernel, packs
+/// A), and A is packed past that: every op(B) and storage of B and C, A column-stored as is
+/// and transposed (op(A) = Aᵀ of a row-stored A reads the same memory), k = 1, 9 and 100,
+/// every alpha/beta class (NaN in C under beta = 0), on each configuration as is; on two
+/// threads; and on teams of up to four, bit for bit against one thread.
 #[test]
 fn few_columns_with_far_apart_columns_of_a() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
         let mut seed = 17_000;
-        for n in [1, 2, 3, 4, 5, 8, 9, 13, 32, 33] {
+        for n in [1, 2, 3, 4, 5, 8, 9, 13, 32, 33, 65] {
             for k in [1, 9, 100] {
                 for (op_a, st_a) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
                     for (op_b, st_b) in [
@@ -361,11 +399,16 @@ fn few_columns_with_far_apart_columns_of_a() {
                                 ..Case::new(m, n, k)
                             };
                             let rntm = (seed % 5 == 0).then_some(&two);
-                            run_case::<f32>(&full, rntm, &case(600), seed);
-                            run_case::<f64>(&full, rntm, &case(300), seed);
+                            let (m32, m64) = if seed % 2 == 0 {
+                                (600, 300)
+                            } else {
+                                (1024, 512)
+                            };
+                            run_case::<f32>(&full, rntm, &case(m32), seed);
+                            run_case::<f64>(&full, rntm, &case(m64), seed);
                             if seed % 7 == 0 {
-                                same_bits_on_teams::<f32>(&full, &case(600), seed);
-                                same_bits_on_teams::<f64>(&full, &case(300), seed);
+                                same_bits_on_teams::<f32>(&full, &case(m32), seed);
+                                same_bits_on_teams::<f64>(&full, &case(m64), seed);
                             }
                         }
                     }
@@ -425,6 +468,8 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
     tiny.clone().with_sup_limits(SupLimits {
         max_a_col_stride_bytes: 0,
         max_a_bytes: 0,
+        far_a_min_n: 0,
+        far_a_max_n: 0,
         k_block_bytes: 0,
         max_c_bytes_if_k_split: usize::MAX,
         max_b_k_span_bytes: usize::MAX,

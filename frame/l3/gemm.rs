@@ -230,7 +230,7 @@ pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
         && b.row_stride() != 1
         && kernel
             .sup()
-            .is_some_and(|sup| sup.suits(n, k, Some(b.row_stride().unsigned_abs())))
+            .is_some_and(|sup| sup.suits(n, m, k, Some(b.row_stride().unsigned_abs())))
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by
@@ -283,7 +283,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     // split over a large C and packing A is allowed.
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
     if let Some(sup) = kernel.sup()
-        && sup.suits(shape.0, shape.2, a_col_stride)
+        && sup.suits(shape.0, shape.1, shape.2, a_col_stride)
         && sup_takes_b(b)
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
             && may_pack_only_a(sup, b, kernel.blocksizes()))
@@ -328,8 +328,9 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     {
         return gemm_tall(tall, alpha, a, b, beta, c);
     }
-    // C with few columns whose A's columns lie too far apart for the sup kernels, though A is
-    // no larger than the sup path takes (so it stays in cache): through the context's gemv
+    // C with few columns whose A's columns lie too far apart for the sup kernels (fewer
+    // columns than `SupLimits::far_a_min_n`, or columns sharing L1 sets), though A is no
+    // larger than the sup path takes (so it stays in cache): through the context's gemv
     // columns kernel, a pass over A in place per four columns, rather than packing A
     // (`GemvColumnsUkr`; the limit on columns is the configuration's, measured there). Real
     // dtypes only: the complex ones were not measured. A stays within the sup path's

@@ -12,5 +12,5 @@ mod macrokernel;
 pub(crate) mod one_tile;
 pub(crate) mod raw;
 mod stack_copies;
-mod sup;
+pub(crate) mod sup;
 mod tall;

@@ -93,7 +93,7 @@ fn row_of_tiles_oriented<A: GemmPair<B>, B: Element>(
     } else {
         m
     };
-    if !sup.suits(m, k, Some(a_col_stride)) {
+    if !sup.suits(m, n, k, Some(a_col_stride)) {
         return false;
     }
     if a_in_place && !b.is_conj() {

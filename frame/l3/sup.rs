@@ -672,11 +672,8 @@ pub(crate) fn packs_only_a<T: Element>(
 }
 
 /// Whether B reads well in place `group` columns at a time: the cache lines the first eight
-/// k steps of its first group touch put at most six in any set of a 64-set, 64-byte-line,
-/// 8-way L1.
+/// k steps of its first group touch put at most six in any set of the L1.
 fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
-    const LINE: isize = 64;
-    const SETS: isize = 64;
     const MOST_PER_SET: usize = 6;
     const STEPS: usize = 8;
     let size = size_of::<T>() as isize;
@@ -689,22 +686,53 @@ fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
         for j in 0..n {
             let at = (p as isize * b.row_stride() + j as isize * b.col_stride()).wrapping_mul(size);
             let first = base.wrapping_add(at);
-            lines[count] = first.div_euclid(LINE);
-            lines[count + 1] = first.wrapping_add(size - 1).div_euclid(LINE);
+            lines[count] = first.div_euclid(L1_LINE);
+            lines[count + 1] = first.wrapping_add(size - 1).div_euclid(L1_LINE);
             count += 2;
         }
     }
-    let lines = &mut lines[..count];
+    most_lines_in_one_l1_set(&mut lines[..count]) <= MOST_PER_SET
+}
+
+/// Whether A's columns, `stride_bytes` apart, spread over the L1's sets well enough for the
+/// sup kernel to read A in place though they lie more than a page apart
+/// (`SupLimits::far_a_min_n`): the two lines of a tile's column (128 bytes, from a line
+/// start) in 16 consecutive columns put at most four in any set. Columns a multiple of 4 KiB
+/// apart all share a set, 6 KiB two sets, and there the kernel lost to packing A or to the
+/// gemv columns kernel (dgemm 512×8×200 0.82, 2048×16×64 0.77). By the stride alone, not
+/// A's address, so that the path (and the result's bits) does not depend on where A lies.
+pub(crate) fn columns_spread_over_l1(stride_bytes: usize) -> bool {
+    const MOST_PER_SET: usize = 4;
+    const COLUMNS: usize = 16;
+    const TILE_COLUMN_BYTES: isize = 128;
+    let mut lines = [0isize; 2 * COLUMNS];
+    for (p, pair) in lines.chunks_exact_mut(2).enumerate() {
+        let first = (p as isize).wrapping_mul(stride_bytes as isize);
+        pair[0] = first.div_euclid(L1_LINE);
+        pair[1] = first
+            .wrapping_add(TILE_COLUMN_BYTES - 1)
+            .div_euclid(L1_LINE);
+    }
+    most_lines_in_one_l1_set(&mut lines) <= MOST_PER_SET
+}
+
+/// The line size and set count of the L1 the spread checks model (64-byte lines, 64 sets,
+/// 8 ways: a 32 KiB L1, as on every x86 CPU the configurations serve).
+const L1_LINE: isize = 64;
+const L1_SETS: isize = 64;
+
+/// The most distinct lines (by number) that fall into one set of the L1.
+fn most_lines_in_one_l1_set(lines: &mut [isize]) -> usize {
     lines.sort_unstable();
-    let mut per_set = [0usize; SETS as usize];
+    let mut per_set = [0usize; L1_SETS as usize];
     let mut previous = None;
     for &line in lines.iter() {
         if previous != Some(line) {
-            per_set[line.rem_euclid(SETS) as usize] += 1;
+            per_set[line.rem_euclid(L1_SETS) as usize] += 1;
         }
         previous = Some(line);
     }
-    per_set.iter().all(|&lines| lines <= MOST_PER_SET)
+    per_set.into_iter().max().unwrap_or(0)
 }
 
 /// The longest k block of B whose rows span at most `span_bytes` (`SupLimits::
@@ -747,8 +775,8 @@ fn even_blocks(len: usize, most: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{
-        LINE_ALIGNED_MIN_TILES, SupBlocks, b_k_block, b_spreads_over_l1, first_tile_rows, gemm_sup,
-        k_block, packs_only_a, splits_k_over_large_c, sup_blocks,
+        LINE_ALIGNED_MIN_TILES, SupBlocks, b_k_block, b_spreads_over_l1, columns_spread_over_l1,
+        first_tile_rows, gemm_sup, k_block, packs_only_a, splits_k_over_large_c, sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
@@ -888,6 +916,8 @@ mod tests {
         let limits = SupLimits {
             max_a_col_stride_bytes: 2048,
             max_a_bytes: 4 << 20,
+            far_a_min_n: 0,
+            far_a_max_n: 0,
             k_block_bytes: 256 << 10,
             max_c_bytes_if_k_split: 512 << 10,
             max_b_k_span_bytes: usize::MAX,
@@ -944,6 +974,8 @@ mod tests {
         let limits = SupLimits {
             max_a_col_stride_bytes: 2048,
             max_a_bytes: 4 << 20,
+            far_a_min_n: 5,
+            far_a_max_n: 32,
             k_block_bytes: 256 << 10,
             max_c_bytes_if_k_split: 512 << 10,
             max_b_k_span_bytes: usize::MAX,
@@ -964,6 +996,18 @@ mod tests {
         assert_eq!(sup_blocks(&sup, 64, &b(4096, 64)), blocks(512, 64));
         // Small A: one block.
         assert_eq!(sup_blocks(&sup, 100, &b(100, 64)), blocks(100, 100));
+    }
+
+    #[test]
+    fn far_apart_columns_of_a_must_spread_over_l1_sets() {
+        // 4 KiB multiples share one set (and its neighbour); 6 KiB alternates two.
+        for stride in [2048, 4096, 6144, 8192, 12288, 16384] {
+            assert!(!columns_spread_over_l1(stride), "{stride}");
+        }
+        // 3 and 5 KiB cycle through four sets, 2400 and 8000 bytes through all.
+        for stride in [2400, 3072, 5120, 8000, 24000] {
+            assert!(columns_spread_over_l1(stride), "{stride}");
+        }
     }
 
     #[test]

@@ -228,6 +228,8 @@ pub fn no_sup_limits() -> SupLimits {
     SupLimits {
         max_a_col_stride_bytes: 0,
         max_a_bytes: 0,
+        far_a_min_n: 0,
+        far_a_max_n: 0,
         k_block_bytes: 0,
         max_c_bytes_if_k_split: usize::MAX,
         max_b_k_span_bytes: usize::MAX,
