@@ -24,7 +24,7 @@ use crate::error::Result;
 use crate::kernels::{DotsUkr, DotsUkrArgs, MAX_DOT_GATHER_K, MAX_DOT_ROWS};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::rntm::Rntm;
-use crate::thread::plan::{SINGLE, block_ways, plan};
+use crate::thread::plan::{SINGLE, SplitFirst, block_ways, plan};
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -161,7 +161,13 @@ fn dots_on_threads<A: GemmPair<B>, B: Element>(
     let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
     let ways = match plan.ways {
         SINGLE => None,
-        ways => block_ways(rntm, ways, (shape.0, shape.1), (MAX_DOT_ROWS, 8)),
+        ways => block_ways(
+            rntm,
+            ways,
+            (shape.0, shape.1),
+            (MAX_DOT_ROWS, 8),
+            SplitFirst::Columns,
+        ),
     };
     let Some(ways) = ways.filter(|&w| w != (1, 1)) else {
         gemm_dots_single(dots, alpha, a, b, beta, c);

@@ -61,7 +61,7 @@ use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::{Rntm, Ways};
 use crate::thread::barrier::{BarrierSet, Poisoned};
 use crate::thread::partition::{largest_part, partition};
-use crate::thread::plan::{Plan, SINGLE, block_ways, plan};
+use crate::thread::plan::{Plan, SINGLE, SplitFirst, block_ways, plan};
 use crate::thread::pool::run_team;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -272,7 +272,13 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_by_columns(gemv, alpha, a, b, beta, c);
         }
         // With more threads, each takes its own block of C (frame/l3/blocks.rs).
-        if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), (1, 1)) {
+        if let Some(ways) = block_ways(
+            rntm,
+            plan.ways,
+            (shape.0, shape.1),
+            (1, 1),
+            SplitFirst::Columns,
+        ) {
             let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
                 gemm_by_columns(gemv, alpha, a, b, beta, c)
             };
@@ -293,7 +299,13 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_sup(sup, transposes, alpha, a, b, beta, c);
         }
         // With more threads, each takes its own block of C (frame/l3/blocks.rs).
-        if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), sup.tile()) {
+        if let Some(ways) = block_ways(
+            rntm,
+            plan.ways,
+            (shape.0, shape.1),
+            sup.tile(),
+            SplitFirst::LargerOperand,
+        ) {
             return gemm_sup_team(sup, transposes, alpha, a, b, beta, c, ways, plan.pin);
         }
     }
@@ -360,7 +372,13 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         if plan.ways == SINGLE {
             return per_block(a, b, c);
         }
-        if let Some(ways) = block_ways(rntm, plan.ways, (shape.0, shape.1), (1, 1)) {
+        if let Some(ways) = block_ways(
+            rntm,
+            plan.ways,
+            (shape.0, shape.1),
+            (1, 1),
+            SplitFirst::Columns,
+        ) {
             return gemm_by_columns_team(per_block, a, b, c, ways, plan.pin);
         }
     }

@@ -233,27 +233,45 @@ pub(crate) fn auto_ways(
 /// products, `frame/l3/blocks.rs`): (row ways, column ways) over C's `align.0`-tall row panels
 /// and `align.1`-wide column panels, `None` where such a team cannot follow the plan. Ways the
 /// caller chose are kept as they are (rows: ic·ir, columns: jc·jr) unless they split k, which
-/// these paths do not do. Otherwise the plan's thread count goes to the columns first, each
-/// prime factor where every way still gets a whole panel: splitting the rows would make every
-/// thread read all of B, the larger operand on these paths, while the columns' threads share
-/// only A.
+/// these paths do not do. Otherwise the plan's thread count goes, each prime factor where
+/// every way still gets a whole panel, first to the dimension `first` says.
 pub(crate) fn block_ways(
     rntm: &Rntm,
     ways: Ways,
     (m, n): (usize, usize),
     (mr, nr): (usize, usize),
+    first: SplitFirst,
 ) -> Option<(usize, usize)> {
     if let Threading::Ways(_) = rntm.threading() {
         return (ways.pc == 1).then_some((ways.ic * ways.ir, ways.jc * ways.jr));
     }
     let units = [m.div_ceil(mr.max(1)), n.div_ceil(nr.max(1))];
     let mut split = [1usize; 2];
+    let order = match first {
+        SplitFirst::LargerOperand if m > n => [0, 1],
+        _ => [1, 0],
+    };
     for f in prime_factors_descending(ways.total()) {
-        if let Some(d) = [1, 0].into_iter().find(|&d| units[d] / split[d] >= f) {
+        if let Some(d) = order.into_iter().find(|&d| units[d] / split[d] >= f) {
             split[d] *= f;
         }
     }
     Some((split[0], split[1]))
+}
+
+/// Which dimension of C a team of [`block_ways`] splits first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SplitFirst {
+    /// The columns: each thread then reads all of A and its share of B. For outer products,
+    /// the gemv columns kernel and the dots kernels, as measured when they got teams.
+    Columns,
+    /// The dimension whose operand is the larger: the rows where m > n (A is m×k, B k×n),
+    /// so that no thread reads all of the larger one; else the columns. For the sup path:
+    /// with the columns first, sgemm 3000×16×50 on two threads split 16 columns into panels
+    /// of 12 and 4, each thread reading all of A (202 → 216 GFLOPS, 600×32×600 184 → 199,
+    /// dgemm 1000×16×300 86 → 92; docs/Performance.md). Outer products and the gemv columns
+    /// kernel lost that way (sgemm 3000×200×1 70 → 39, 2048×8×100 161 → 109).
+    LargerOperand,
 }
 
 /// The prime factors of `x` (at most `MAX_THREADS` = 2^10, so at most 10 of them), largest
@@ -355,31 +373,51 @@ mod tests {
     }
 
     #[test]
-    fn block_teams_split_columns_first_and_keep_chosen_ways() {
+    fn block_teams_split_as_told_and_keep_chosen_ways() {
         let auto = Rntm::new().with_num_threads(4).unwrap();
         let ways = |jc, pc, ic, jr, ir| Ways { jc, pc, ic, jr, ir };
-        // Six 12-wide column panels: both factors of 4 go to the columns (6/2 = 3 ≥ 2).
+        const LARGER: SplitFirst = SplitFirst::LargerOperand;
+        const COLUMNS: SplitFirst = SplitFirst::Columns;
+        // Six 12-wide column panels, n > m: both factors of 4 go to the columns (6/2 = 3 ≥ 2).
         assert_eq!(
-            block_ways(&auto, ways(1, 1, 2, 2, 1), (64, 72), (16, 12)),
+            block_ways(&auto, ways(1, 1, 2, 2, 1), (64, 72), (16, 12), LARGER),
             Some((1, 4))
+        );
+        // m > n: the rows first (12 row panels), though the two column panels could take one.
+        assert_eq!(
+            block_ways(&auto, ways(1, 1, 2, 2, 1), (192, 24), (16, 12), LARGER),
+            Some((4, 1))
+        );
+        // Columns first: the two column panels take one factor, the rows the other.
+        assert_eq!(
+            block_ways(&auto, ways(1, 1, 2, 2, 1), (192, 24), (16, 12), COLUMNS),
+            Some((2, 2))
+        );
+        // Three row panels take one factor of 2; the other goes to the columns.
+        assert_eq!(
+            block_ways(&auto, ways(1, 1, 2, 2, 1), (48, 24), (16, 12), LARGER),
+            Some((2, 2))
         );
         // One column panel: the rows take them.
         assert_eq!(
-            block_ways(&auto, ways(1, 1, 4, 1, 1), (64, 12), (16, 12)),
+            block_ways(&auto, ways(1, 1, 4, 1, 1), (64, 12), (16, 12), COLUMNS),
             Some((4, 1))
         );
         // Neither can take a factor of 3: it is left unused.
         let three = Rntm::new().with_num_threads(3).unwrap();
         assert_eq!(
-            block_ways(&three, ways(1, 1, 3, 1, 1), (16, 24), (16, 12)),
+            block_ways(&three, ways(1, 1, 3, 1, 1), (16, 24), (16, 12), COLUMNS),
             Some((1, 1))
         );
         // Chosen ways stay, unless they split k.
         let chosen = |w| Rntm::new().with_ways(w).unwrap();
         let w = ways(1, 1, 2, 3, 1);
-        assert_eq!(block_ways(&chosen(w), w, (64, 72), (16, 12)), Some((2, 3)));
+        assert_eq!(
+            block_ways(&chosen(w), w, (64, 72), (16, 12), LARGER),
+            Some((2, 3))
+        );
         let w = ways(1, 2, 1, 1, 1);
-        assert_eq!(block_ways(&chosen(w), w, (64, 72), (16, 12)), None);
+        assert_eq!(block_ways(&chosen(w), w, (64, 72), (16, 12), LARGER), None);
     }
 
     #[test]
