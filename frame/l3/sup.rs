@@ -999,6 +999,36 @@ mod tests {
     }
 
     #[test]
+    fn far_apart_columns_of_a_in_place_only_for_a_few_columns_of_c() {
+        fn never_called(_: &SupUkrArgs<f64, f64>) {}
+        let limits = SupLimits {
+            max_a_col_stride_bytes: 2048,
+            max_a_bytes: 4 << 20,
+            far_a_min_n: 5,
+            far_a_max_n: 64,
+            k_block_bytes: 256 << 10,
+            max_c_bytes_if_k_split: 512 << 10,
+            max_b_k_span_bytes: usize::MAX,
+            pack_a_only: PackAOnly::Never,
+        };
+        // SAFETY: the kernel is only asked about its limits, never run.
+        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, limits) };
+        // 3000×50 f64, columns 24000 bytes apart: in place for 5..=64 columns of C.
+        for n in [5, 16, 64] {
+            assert!(sup.suits(3000, n, 50, Some(3000)), "{n}");
+        }
+        for n in [1, 4, 65, 1000] {
+            assert!(!sup.suits(3000, n, 50, Some(3000)), "{n}");
+        }
+        // Not a copy of op(A) (stride m), not columns 4 KiB apart, not past max_a_bytes.
+        assert!(!sup.suits(3000, 16, 50, None));
+        assert!(!sup.suits(512, 16, 50, Some(512)));
+        assert!(!sup.suits(3000, 16, 500, Some(3000)));
+        // Near columns take any n.
+        assert!(sup.suits(256, 1000, 50, Some(256)));
+    }
+
+    #[test]
     fn far_apart_columns_of_a_must_spread_over_l1_sets() {
         // 4 KiB multiples share one set (and its neighbour); 6 KiB alternates two.
         for stride in [2048, 4096, 6144, 8192, 12288, 16384] {
