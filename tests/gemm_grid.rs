@@ -174,7 +174,7 @@ fn one_tile_problems_in_every_orientation() {
 }
 
 /// The sup path with k split into blocks (as for a large A or a B with long rows), made to
-/// split at test sizes: slices of 64 bytes of A (k blocks of the 256 at least, so k = 300
+/// split at test sizes: slices of 64 bytes of A (k blocks of 128 at least, so k = 300
 /// splits; and, with more than one panel of C, rows in blocks of one tile, so m = 3·MR + 2
 /// makes four), or at most 200 bytes of B along k, so each block's beta is 1 after the first
 /// and k leaves a short last block (and row-stored B every time); sizes either side of the

@@ -256,12 +256,13 @@ struct SupBlocks {
 
 /// The shortest k block the sup path splits k into for A's sake: a slice of a tall A in L2 is
 /// then fewer rows deep rather than shorter along k (each tile's call and its pass over C cost
-/// about as much as 8–16 k steps). Before, a tall A was split into slices of all its rows,
-/// and on skx, once A's far-apart columns were read in place, dgemm 3000×5×50 (A 1.2 MiB) in
-/// k blocks of 10 ran at 46 GFLOPS, unsplit at 53–55; 3000×16×50 38–47 → 47 (row blocks of
-/// 640), 2000×24×200 51.6 → 55.1 (docs/Performance.md). Shapes whose A is split along k only
-/// (64×64×4096, 256×12×1000, …) keep their blocks: 1.00–1.02.
-const MIN_A_SPLIT_K: usize = 256;
+/// about as much as 8–16 k steps). Before session 31 a tall A was split into slices of all
+/// its rows, and on skx, once A's far-apart columns were read in place, dgemm 3000×5×50
+/// (A 1.2 MiB) in k blocks of 10 ran at 46 GFLOPS, unsplit at 53–55; 2000×24×200 (k blocks
+/// of 16 → 100, rows in blocks of 320) 47.4 → 54.6. At 256, NT dgemm 256×256×2048 lost 10 %
+/// (k blocks of 256 over 128 rows against 128 over all 256; B's rows 2 KiB apart); at 128
+/// it keeps its blocks (docs/Performance.md).
+const MIN_A_SPLIT_K: usize = 128;
 
 /// The sup path's blocks for an m-row A and k×n B (as the kernel reads them), decided once
 /// for the whole problem so that a team's blocks of C sum over the k blocks one thread uses
@@ -990,8 +991,8 @@ mod tests {
         assert_eq!(sup_blocks(&sup, 3000, &b(50, 5)), blocks(50, 3000));
         // More panels: rows whose slice fits 256 KiB (655, in whole tiles).
         assert_eq!(sup_blocks(&sup, 3000, &b(50, 32)), blocks(50, 640));
-        // 2000×1000: k blocks of 256 at least (4 of 250), rows to match (131 → 128).
-        assert_eq!(sup_blocks(&sup, 2000, &b(1000, 24)), blocks(250, 128));
+        // 2000×1000: k blocks of 128 at least (8 of 125), rows to match (262 → 256).
+        assert_eq!(sup_blocks(&sup, 2000, &b(1000, 24)), blocks(125, 256));
         // 64×4096 (2 MiB): k blocks of 512 hold all 64 rows, as before.
         assert_eq!(sup_blocks(&sup, 64, &b(4096, 64)), blocks(512, 64));
         // Small A: one block.
