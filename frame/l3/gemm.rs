@@ -47,7 +47,7 @@ use std::ops::Range;
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
 use crate::l3::dots::gemm_dots;
-use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns, gemm_by_columns_team};
+use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns, gemm_by_columns_on_plan};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_row_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
@@ -268,21 +268,12 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && c.row_stride() == 1
         && let Some(gemv) = kernel.gemv()
     {
-        if plan.ways == SINGLE {
-            return gemm_by_columns(gemv, alpha, a, b, beta, c);
-        }
         // With more threads, each takes its own block of C (frame/l3/blocks.rs).
-        if let Some(ways) = block_ways(
-            rntm,
-            plan.ways,
-            (shape.0, shape.1),
-            (1, 1),
-            SplitFirst::Columns,
-        ) {
-            let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
-                gemm_by_columns(gemv, alpha, a, b, beta, c)
-            };
-            return gemm_by_columns_team(per_block, a, b, c, ways, plan.pin);
+        let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
+            gemm_by_columns(gemv, alpha, a, b, beta, c)
+        };
+        if let Some(done) = gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan) {
+            return done;
         }
     }
     // Problems whose A is compact enough skip packing (frame/l3/sup.rs), unless k would be
@@ -369,17 +360,8 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
             gemm_by_column_groups(columns, alpha, a, b, beta, c)
         };
-        if plan.ways == SINGLE {
-            return per_block(a, b, c);
-        }
-        if let Some(ways) = block_ways(
-            rntm,
-            plan.ways,
-            (shape.0, shape.1),
-            (1, 1),
-            SplitFirst::Columns,
-        ) {
-            return gemm_by_columns_team(per_block, a, b, c, ways, plan.pin);
+        if let Some(done) = gemm_by_columns_on_plan(per_block, a, b, c, rntm, plan) {
+            return done;
         }
     }
     // One thread past the sup limits (or with a large C, above) may still read B in place,

@@ -5,13 +5,15 @@
 //! `GemvUkr` in `kernels/mod.rs`). Chosen by `gemm_front` for every dtype with a gemv
 //! kernel; runs on the calling thread. The same kernel also writes outer products (k = 1),
 //! one column of C per call ([`gemm_by_columns`], chosen in `gemm_oriented`; with threads,
-//! [`gemm_by_columns_team`] gives each its own block of C), and a C of a few columns whose A
+//! [`gemm_by_columns_on_plan`] gives each its own block of C), and a C of a few columns whose A
 //! is not worth packing, through the columns kernel where the context has one
 //! ([`gemm_by_column_groups`], `GemvColumnsUkr`).
 
 use crate::error::Result;
 use crate::kernels::{GEMV_COLUMNS_MAX, GemvColumnsUkr, GemvUkr, GemvUkrArgs};
 use crate::l3::blocks::run_on_blocks_of_c;
+use crate::rntm::Rntm;
+use crate::thread::plan::{Plan, SINGLE, SplitFirst, block_ways};
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
@@ -92,12 +94,32 @@ fn first_column_args<A: GemmPair<B>, B: Element>(
     }
 }
 
+/// A gemv-path function run as `plan` says: on the calling thread, or on a team whose
+/// threads each take their own block of C, C's columns split first (`block_ways` with
+/// `SplitFirst::Columns`, as measured for these paths); `None` where such a team cannot
+/// follow the plan (it splits k).
+pub(crate) fn gemm_by_columns_on_plan<A: GemmPair<B>, B: Element>(
+    per_block: impl Fn(&MatRef<A>, &MatRef<B>, &mut MatMut<A::Acc>) -> Result<()> + Sync,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
+    rntm: &Rntm,
+    plan: &Plan,
+) -> Option<Result<()>> {
+    if plan.ways == SINGLE {
+        return Some(per_block(a, b, c));
+    }
+    let shape = (c.nrows(), c.ncols());
+    let ways = block_ways(rntm, plan.ways, shape, (1, 1), SplitFirst::Columns)?;
+    Some(gemm_by_columns_team(per_block, a, b, c, ways, plan.pin))
+}
+
 /// A gemv-path function on a team of `ways.0 × ways.1` threads (see
 /// [`block_ways`](crate::thread::plan::block_ways)), each on its own block of C (`blocks.rs`),
 /// so the threads never wait for each other: `per_block` ([`gemm_by_columns`] or
 /// [`gemm_by_column_groups`] with the scalars bound) gets each block's rows of A, columns of B
 /// and block of C. Every element of C is computed as one thread would compute it.
-pub(crate) fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
+fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
     per_block: impl Fn(&MatRef<A>, &MatRef<B>, &mut MatMut<A::Acc>) -> Result<()> + Sync,
     a: &MatRef<A>,
     b: &MatRef<B>,
