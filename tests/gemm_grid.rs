@@ -42,9 +42,9 @@ fn every_op_and_storage_combination() {
 }
 
 /// The sup path's edges: sizes 0, 1 and either side of its MR and NR, n = 2…4 (with 1 and
-/// NR − 1, every column count skx's kernels leave after their NR/2-wide halves), and k either
-/// side of 128 (below it skx computes full tiles as two halves), with random op()s, storages
-/// and scalar classes, on each configuration as is.
+/// NR − 1, every column count skx's kernels leave after their NR/2-wide halves), n = 7…9
+/// (skx computes full tiles of up to 8 columns in one pass, f32 from k = 128), and k either
+/// side of 128, with random op()s, storages and scalar classes, on each configuration as is.
 #[test]
 fn sizes_around_the_sup_tile() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -53,7 +53,7 @@ fn sizes_around_the_sup_tile() {
             let mut rng = Rng::new(47);
             let mut seed = 7000;
             for m in [1, mr - 1, mr, mr + 1, 2 * mr + 3] {
-                for n in [1, 2, 3, 4, nr - 1, nr, nr + 1, 2 * nr + 1] {
+                for n in [1, 2, 3, 4, 7, 8, 9, nr - 1, nr, nr + 1, 2 * nr + 1] {
                     for k in [1, 7, 100, 127, 129] {
                         seed += 1;
                         run(&full, &Case::random(&mut rng, m, n, k), seed);

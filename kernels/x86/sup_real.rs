@@ -249,20 +249,37 @@ where
 ///   tiles' epilogues and loop starts overlap better (16×6 against 16×12: 1–2.5 % faster at
 ///   k = 32…96, level at 128…1200), and B is read GROUP columns at a time, so columns a
 ///   multiple of 4 KiB apart no longer overfill one L1 set (`SupKernel::b_group`): the
-///   packed-A path then beats the loop nest there too (dgemm 512³…2048³ +1.4…3.1 %).
+///   packed-A path then beats the loop nest there too (dgemm 512³…2048³ +1.4…3.1 %);
+/// * but a tile of at most ONE_PASS columns (from k = ONE_PASS_MIN_K) goes in one pass: 7 or
+///   8 columns as 6 + 1 or 6 + 2 read A twice, the second time for one or two FMAs per load
+///   (session 31, one pass of up to 8 against the halves: dgemm 256×8×256 48.9 → 55.6 GFLOPS,
+///   256×7×256 48.5 → 57.5, sgemm 500×8×200 98.7 → 112.8, 256×7×256 101.3 → 116.1; sgemm
+///   below k = 128 with one or two tiles lost 3–7 %, hence its ONE_PASS_MIN_K of 128).
 ///
 /// # Safety
-/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1` and `1 <= GROUP <= NR`.
+/// As [`sup_real`], with `args.m == 2·LANES`, `args.rs_c == 1` and `1 <= GROUP <= ONE_PASS
+/// <= NR`.
 #[inline(always)]
-pub(crate) unsafe fn sup_real_full<V: Simd, const NR: usize, const GROUP: usize>(
+pub(crate) unsafe fn sup_real_full<
+    V: Simd,
+    const NR: usize,
+    const GROUP: usize,
+    const ONE_PASS: usize,
+    const ONE_PASS_MIN_K: usize,
+>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
     V::Elem: RowBlock,
 {
     debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
-    debug_assert!(GROUP >= 1 && GROUP <= NR);
+    debug_assert!(GROUP >= 1 && GROUP <= ONE_PASS && ONE_PASS <= NR);
     // SAFETY: passed on; each call covers two vectors of rows by its own columns of the tile.
     unsafe {
+        // Up to ONE_PASS columns in one pass over the k loop, from ONE_PASS_MIN_K.
+        if args.n <= ONE_PASS && args.k >= ONE_PASS_MIN_K {
+            by_columns::<V, V, 2, ONE_PASS, true>(args);
+            return;
+        }
         // GROUP columns at a time, then the rest (fewer than GROUP) by its column count.
         let mut part = *args;
         while part.n >= GROUP {
