@@ -418,45 +418,6 @@ fn few_columns_with_far_apart_columns_of_a() {
     }
 }
 
-/// C of one or two columns with A's columns of 1 KiB or more (256 f32 or 128 f64 rows),
-/// which `gemm_oriented` sends to the gemv columns kernel whatever A's stride, and the
-/// neighbours it does not (255 / 127 rows, 3 columns): random op()s and storages of A, B
-/// and C (A column-stored as is in half the cases), k = 1, 9 and 100, every alpha/beta
-/// class (NaN in C under beta = 0), on each configuration as is, and on teams bit for bit
-/// against one thread.
-#[test]
-fn one_or_two_columns_with_long_columns_of_a() {
-    for (full, _) in contexts_with_tiny_blocks() {
-        let mut rng = Rng::new(61);
-        let mut seed = 21_000;
-        for n in [1, 2, 3] {
-            for k in [1, 9, 100] {
-                for (m32, m64) in [(256, 128), (255, 127), (700, 300)] {
-                    for _ in 0..6 {
-                        seed += 1;
-                        let mut drawn = Case::random(&mut rng, 0, n, k);
-                        // Half the cases with A column-stored as is, the path's condition.
-                        if seed % 2 == 0 {
-                            (drawn.op_a, drawn.st_a) = (Op::N, Storage::Col);
-                        }
-                        let case = |m| Case {
-                            m,
-                            nan_in_c: drawn.beta == ScalarClass::Zero,
-                            ..drawn
-                        };
-                        run_case::<f32>(&full, None, &case(m32), seed);
-                        run_case::<f64>(&full, None, &case(m64), seed);
-                        if seed % 5 == 0 {
-                            same_bits_on_teams::<f32>(&full, &case(m32), seed);
-                            same_bits_on_teams::<f64>(&full, &case(m64), seed);
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// `case` on teams of threads splitting C (not k) gives one thread's result bit for bit.
 fn same_bits_on_teams<T: Dt>(cntx: &Cntx, case: &Case, seed: u64) {
     let one = Rntm::new().with_num_threads(1).unwrap();

@@ -244,22 +244,6 @@ pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
 /// 59 → 43, docs/Performance.md).
 const OUTER_PRODUCT_MIN_M: usize = 384;
 
-/// The widest C that [`gemm_oriented`] sends to the gemv columns kernel whatever A's column
-/// stride, from columns of [`NARROW_C_MIN_COLUMN_BYTES`], and A within the sup path's size
-/// limit (a larger A goes to the tall kernel). The sup tile spends a load of A on one FMA per
-/// column of C; the columns kernel's axpy form spends 8 loads of A on 8·N FMAs and 2N
-/// loads and stores of y, held in L1. Measured in session 31 (one thread, NN, GFLOPS, sup →
-/// columns): skx dgemm 256×2×256 40.5 → 53.6 (OpenBLAS 50.3), 128×2×512 46.7 → 52.4,
-/// 200×2×1000 40.8 → 45.1; sgemm 512×2×512 66.6 → 92.1, 256×2×256 102.2 → 105.8,
-/// 200×2×1000 72.5 → 85.5; forced haswell 1.00–1.04 there. Shorter columns lost on skx:
-/// sgemm 128×2×512 105.3 → 99.8 and 64×2×64 77.4 → 75.1 (512 and 256 bytes; dgemm 64×2×64,
-/// 512 bytes, won 40.2 → 44.9, and forced haswell won at both, 1.24–1.52, but one threshold
-/// serves both). Past 2 columns the sup kernels' tiles were not measured against it here.
-const NARROW_C_MAX_N: usize = 2;
-
-/// See [`NARROW_C_MAX_N`].
-const NARROW_C_MIN_COLUMN_BYTES: usize = 1024;
-
 /// [`gemm_front`] once C is in the kernel's preferred orientation: plans the threads and
 /// picks the path (sup, tall, packed A only, or the loop nest).
 #[allow(clippy::too_many_arguments)]
@@ -287,27 +271,6 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         // With more threads, each takes its own block of C (frame/l3/blocks.rs).
         let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
             gemm_by_columns(gemv, alpha, a, b, beta, c)
-        };
-        if let Some(done) = gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan) {
-            return done;
-        }
-    }
-    // C of one or two columns (one is usually a gemv, settled in `gemm_front`) with A's
-    // columns of 1 KiB or more, as it is: through the gemv columns kernel, whose each load of A
-    // serves 8 FMAs there against the sup tile's 1–2 (`NARROW_C_MIN_COLUMN_BYTES`).
-    if shape.1 <= NARROW_C_MAX_N
-        && shape.0.saturating_mul(size_of::<A>()) >= NARROW_C_MIN_COLUMN_BYTES
-        && !A::Acc::IS_COMPLEX
-        && a.row_stride() == 1
-        && !a.is_conj()
-        && c.row_stride() == 1
-        && let Some((columns, _)) = kernel.gemv_columns()
-        && kernel.sup().is_some_and(|sup| {
-            shape.0.saturating_mul(shape.2) * size_of::<A>() <= sup.limits().max_a_bytes
-        })
-    {
-        let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
-            gemm_by_column_groups(columns, alpha, a, b, beta, c)
         };
         if let Some(done) = gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan) {
             return done;
