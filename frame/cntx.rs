@@ -63,10 +63,10 @@ pub struct SupLimits {
     pub max_a_bytes: usize,
     /// C with `far_a_min_n..=far_a_max_n` columns reads A in place even when its columns lie
     /// further apart than `max_a_col_stride_bytes` (A as it is, not a copy of op(A)),
-    /// provided they spread over the L1's sets
-    /// (`sup::columns_spread_over_l1`): with few panels of C, A is read few times, and
-    /// packing it costs a pass of its own (`far_a_max_n` = 0: never). Below `far_a_min_n`
-    /// the gemv columns kernel, where the context has one, takes C in one pass over A.
+    /// provided they spread over the L1's sets (`sup::columns_spread_over_l1`): with few
+    /// panels of C, A is read few times, and packing it costs a pass of its own
+    /// (`far_a_max_n` = 0: never). Below `far_a_min_n` the gemv columns kernel, where the
+    /// context has one, takes C in one pass over A.
     pub far_a_min_n: usize,
     /// See `far_a_min_n`.
     pub far_a_max_n: usize,
@@ -187,8 +187,9 @@ impl<A: Element, B: Element> SupKernel<A, B> {
 
     /// [`Self::suits`] for an A read in place (not a copy: that is read as it would be packed,
     /// and copies of A 3000×50 and 1000×300 at stride m lost 5–22 % against packing, TN)
-    /// whose columns lie `stride_bytes` apart, past `max_a_col_stride_bytes`. Out of line:
-    /// small problems never get here, and it kept them a few ns faster (dgemm 8³).
+    /// whose columns lie `stride_bytes` apart, past `max_a_col_stride_bytes`. Out of line,
+    /// and reached only past that limit: run on every call, the L1-set count cost sgemm and
+    /// dgemm 32³ 6–8 %.
     #[inline(never)]
     fn far_a_in_place(&self, n: usize, stride_bytes: usize) -> bool {
         (self.limits.far_a_min_n..=self.limits.far_a_max_n).contains(&n)
