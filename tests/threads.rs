@@ -130,9 +130,9 @@ fn automatic_totals_on_the_sup_and_column_paths_match_one_thread() {
     }
 }
 
-/// The sup path with k split by A's size (here every 4 KiB of A, so that a team's share of
-/// the rows, read alone, would be split less often): every jc/ic/jr/ir team computes the
-/// k blocks one thread computes, bit for bit.
+/// The sup path with k split by A's size (here every 32 KiB of A: 61 rows of f32 take k
+/// blocks of 134, a team's 30 or 31 rows read alone would take 264): every jc/ic/jr/ir team
+/// computes the k blocks one thread computes, bit for bit.
 fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
     let single = Rntm::new().with_num_threads(1).unwrap();
     // (jc, ic, jr, ir)
@@ -151,7 +151,7 @@ fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
         let rntm = Rntm::new().with_ways(ways).unwrap();
         let case = Case {
             values: Values::Uniform,
-            ..Case::random(rng, 61, 29, 150)
+            ..Case::random(rng, 61, 29, 1200)
         };
         let seed = 700 + seed as u64;
         let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
@@ -172,7 +172,7 @@ fn sup_path_k_blocks_do_not_depend_on_the_team() {
             continue;
         };
         let split = full.with_sup_limits(SupLimits {
-            k_block_bytes: 4096,
+            k_block_bytes: 32 << 10,
             ..limits
         });
         sup_k_blocks_match_one_thread::<f32>(&split, &mut rng);

@@ -268,7 +268,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && c.row_stride() == 1
         && let Some(gemv) = kernel.gemv()
     {
-        // With more threads, each takes its own block of C (frame/l3/blocks.rs).
+        // On one thread, or each thread on its own block of C (frame/l3/blocks.rs).
         let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
             gemm_by_columns(gemv, alpha, a, b, beta, c)
         };

@@ -275,15 +275,12 @@ fn sup_blocks<A: Element, B: Element>(sup: &SupKernel<A, B>, m: usize, b: &MatRe
     let (k, n) = (b.nrows(), b.ncols());
     let (mr, nr) = sup.tile();
     let size = size_of::<A>();
-    let kc = k_block(m, k, size, limits.k_block_bytes, MIN_A_SPLIT_K);
-    let a_bytes = m.saturating_mul(k).saturating_mul(size);
-    let rows =
-        if n > nr && limits.k_block_bytes > 0 && a_bytes > limits.k_block_bytes.saturating_mul(2) {
-            let fit = limits.k_block_bytes / kc.min(k).max(1).saturating_mul(size);
-            (fit / mr * mr).max(mr)
-        } else {
-            m
-        };
+    let (kc, rows) = match a_k_block(m, k, size, limits.k_block_bytes) {
+        // Several panels of C reread each slice: rows in blocks whose slice fits.
+        Some(kc) if n > nr => (kc, (limits.k_block_bytes / (kc * size) / mr * mr).max(mr)),
+        Some(kc) => (kc, m),
+        None => (k.max(1), m),
+    };
     SupBlocks {
         kc: even_blocks(k, kc.min(b_k_block(b, limits.max_b_k_span_bytes))),
         rows: rows.min(m).max(1),
@@ -642,7 +639,7 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
     let limits = sup.limits();
     let c_bytes = m.saturating_mul(n).saturating_mul(size_of::<A::Acc>());
     c_bytes > limits.max_c_bytes_if_k_split
-        && k_block(m, k, size_of::<A>(), limits.k_block_bytes, MIN_A_SPLIT_K) < k
+        && a_k_block(m, k, size_of::<A>(), limits.k_block_bytes).is_some_and(|kc| kc < k)
 }
 
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
@@ -755,16 +752,16 @@ fn k_step_bytes<T: Element>(b: &MatRef<T>) -> usize {
         .saturating_mul(size_of::<T>())
 }
 
-/// The k block of the sup path for an m×k A of `size`-byte elements: all of k unless A is
-/// more than twice `block_bytes`, else k split evenly into blocks whose slice of A is at
-/// most about `block_bytes`, but no shorter than `min_k` (at least one column).
+/// The k block that splits an m×k A of `size`-byte elements when it is more than twice
+/// `block_bytes` (`None`: A stays whole): k split evenly into blocks whose slice of A is at
+/// most about `block_bytes`, but no shorter than [`MIN_A_SPLIT_K`] (or all of k).
 #[inline]
-fn k_block(m: usize, k: usize, size: usize, block_bytes: usize, min_k: usize) -> usize {
+fn a_k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> Option<usize> {
     let column = m.max(1).saturating_mul(size);
     if block_bytes == 0 || column.saturating_mul(k) <= block_bytes.saturating_mul(2) {
-        return k.max(1);
+        return None;
     }
-    even_blocks(k, (block_bytes / column).max(min_k).max(1))
+    Some(even_blocks(k, (block_bytes / column).max(MIN_A_SPLIT_K)))
 }
 
 /// The length of each of the fewest equal blocks (the last one shorter) that cover `len` in
@@ -776,8 +773,9 @@ fn even_blocks(len: usize, most: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::{
-        LINE_ALIGNED_MIN_TILES, SupBlocks, b_k_block, b_spreads_over_l1, columns_spread_over_l1,
-        first_tile_rows, gemm_sup, k_block, packs_only_a, splits_k_over_large_c, sup_blocks,
+        LINE_ALIGNED_MIN_TILES, SupBlocks, a_k_block, b_k_block, b_spreads_over_l1,
+        columns_spread_over_l1, first_tile_rows, gemm_sup, packs_only_a, splits_k_over_large_c,
+        sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
@@ -911,21 +909,28 @@ mod tests {
         assert!(packs_only_a(PackAOnly::Always, &aliasing, 12, 384));
     }
 
+    /// skx's f64 limits, for the tests that ask a sup kernel about its limits.
+    const LIMITS: SupLimits = SupLimits {
+        max_a_col_stride_bytes: 2048,
+        max_a_bytes: 4 << 20,
+        far_a_min_n: 5,
+        far_a_max_n: 64,
+        k_block_bytes: 256 << 10,
+        max_c_bytes_if_k_split: 512 << 10,
+        max_b_k_span_bytes: usize::MAX,
+        pack_a_only: PackAOnly::WhenBSpreadsOverL1,
+    };
+
+    /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.
+    fn kernel_with(limits: SupLimits) -> SupKernel<f64, f64> {
+        fn never_called(_: &SupUkrArgs<f64, f64>) {}
+        // SAFETY: the kernel is only asked about its limits, never run.
+        unsafe { SupKernel::new("test", never_called, 16, 12, limits) }
+    }
+
     #[test]
     fn k_split_over_a_large_c_is_left_to_packed_a() {
-        fn never_called(_: &SupUkrArgs<f64, f64>) {}
-        let limits = SupLimits {
-            max_a_col_stride_bytes: 2048,
-            max_a_bytes: 4 << 20,
-            far_a_min_n: 0,
-            far_a_max_n: 0,
-            k_block_bytes: 256 << 10,
-            max_c_bytes_if_k_split: 512 << 10,
-            max_b_k_span_bytes: usize::MAX,
-            pack_a_only: PackAOnly::WhenBSpreadsOverL1,
-        };
-        // SAFETY: the kernel is only asked about its limits, never run.
-        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, limits) };
+        let sup = kernel_with(LIMITS);
         // 256×512×512 f64: A 1 MiB (split), C 1 MiB.
         assert!(splits_k_over_large_c(&sup, 256, 512, 512));
         // Same A with C at exactly 512 KiB, or A at 512 KiB (not split), stay.
@@ -933,12 +938,10 @@ mod tests {
         assert!(!splits_k_over_large_c(&sup, 256, 1024, 256));
         // A split with a small C (64×64×4096) stays; k_block_bytes = 0 never splits.
         assert!(!splits_k_over_large_c(&sup, 64, 64, 4096));
-        let unsplit = SupLimits {
+        let sup = kernel_with(SupLimits {
             k_block_bytes: 0,
-            ..limits
-        };
-        // SAFETY: as above.
-        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, unsplit) };
+            ..LIMITS
+        });
         assert!(!splits_k_over_large_c(&sup, 256, 1024, 1024));
     }
 
@@ -971,19 +974,7 @@ mod tests {
 
     #[test]
     fn tall_a_is_split_into_row_blocks_not_short_k_blocks() {
-        fn never_called(_: &SupUkrArgs<f64, f64>) {}
-        let limits = SupLimits {
-            max_a_col_stride_bytes: 2048,
-            max_a_bytes: 4 << 20,
-            far_a_min_n: 5,
-            far_a_max_n: 32,
-            k_block_bytes: 256 << 10,
-            max_c_bytes_if_k_split: 512 << 10,
-            max_b_k_span_bytes: usize::MAX,
-            pack_a_only: PackAOnly::Never,
-        };
-        // SAFETY: the kernel is only asked about its limits, never run.
-        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, limits) };
+        let sup = kernel_with(LIMITS);
         let buf = vec![0.0f64; 4096 * 64];
         let b = |k, n| MatRef::col_major(&buf, k, n, k).unwrap();
         let blocks = |kc, rows| SupBlocks { kc, rows };
@@ -1001,19 +992,7 @@ mod tests {
 
     #[test]
     fn far_apart_columns_of_a_in_place_only_for_a_few_columns_of_c() {
-        fn never_called(_: &SupUkrArgs<f64, f64>) {}
-        let limits = SupLimits {
-            max_a_col_stride_bytes: 2048,
-            max_a_bytes: 4 << 20,
-            far_a_min_n: 5,
-            far_a_max_n: 64,
-            k_block_bytes: 256 << 10,
-            max_c_bytes_if_k_split: 512 << 10,
-            max_b_k_span_bytes: usize::MAX,
-            pack_a_only: PackAOnly::Never,
-        };
-        // SAFETY: the kernel is only asked about its limits, never run.
-        let sup = unsafe { SupKernel::new("test", never_called, 16, 12, limits) };
+        let sup = kernel_with(LIMITS);
         // 3000×50 f64, columns 24000 bytes apart: in place for 5..=64 columns of C.
         for n in [5, 16, 64] {
             assert!(sup.suits(3000, n, 50, Some(3000)), "{n}");
@@ -1044,14 +1023,17 @@ mod tests {
     #[test]
     fn k_blocks_split_only_large_a_and_evenly() {
         // 64×4096 f64 (2 MiB) against 256 KiB blocks: 512 columns each.
-        assert_eq!(k_block(64, 4096, 8, 256 << 10, 256), 512);
+        assert_eq!(a_k_block(64, 4096, 8, 256 << 10), Some(512));
         // Uneven: 64×4000 in blocks of at most 512 → 8 blocks of 500.
-        assert_eq!(k_block(64, 4000, 8, 256 << 10, 256), 500);
-        // 16×4096 f64 is 512 KiB, not more than twice 256 KiB: whole.
-        assert_eq!(k_block(16, 4096, 8, 256 << 10, 256), 4096);
-        // Off, k = 0, and a column bigger than the block.
-        assert_eq!(k_block(64, 4096, 8, 0, 256), 4096);
-        assert_eq!(k_block(64, 0, 8, 256 << 10, 256), 1);
-        assert_eq!(k_block(1 << 20, 7, 8, 1024, 1), 1);
+        assert_eq!(a_k_block(64, 4000, 8, 256 << 10), Some(500));
+        // Tall: 3000×1000 would take 10 columns a block; MIN_A_SPLIT_K (128) → 8 of 125.
+        assert_eq!(a_k_block(3000, 1000, 8, 256 << 10), Some(125));
+        // 16×4096 f64 is 512 KiB, not more than twice 256 KiB: whole; so are block size 0
+        // and k = 0.
+        assert_eq!(a_k_block(16, 4096, 8, 256 << 10), None);
+        assert_eq!(a_k_block(64, 4096, 8, 0), None);
+        assert_eq!(a_k_block(64, 0, 8, 256 << 10), None);
+        // A column bigger than the block, k under MIN_A_SPLIT_K: one block of all of k.
+        assert_eq!(a_k_block(1 << 20, 7, 8, 1024), Some(7));
     }
 }
