@@ -94,11 +94,12 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
 };
-/// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×16
-/// block in L1), A prefetched 2 tiles (128 bytes) ahead; swept on the development machine
-/// (docs/Performance.md).
+/// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×W
+/// block in L1), A prefetched 1 tile (the next 64-byte line of each column) ahead; swept on
+/// the development machine (docs/Performance.md: 2 tiles, the best before session 32, lost
+/// 3–10 % once the kernels computed only W columns).
 const TALL_KC: usize = 256;
-const TALL_PREFETCH_TILES: usize = 2;
+const TALL_PREFETCH_TILES: usize = 1;
 
 fn context() -> Cntx {
     #[rustfmt::skip]

@@ -45,8 +45,8 @@ fn run(letter: char, cntx: &Cntx, case: &Case, seed: u64) {
     }
 }
 
-/// Sizes around the tile and the k block, A and C column-stored (the path's case), every
-/// alpha/beta class.
+/// Sizes around the tile, each packed width of B (2, 4, 8, 16: `tall_packed_width`) and the
+/// k block, A and C column-stored (the path's case), every alpha/beta class.
 #[test]
 fn sizes_around_the_tile_and_the_k_block() {
     for letter in ['s', 'd'] {
@@ -54,7 +54,7 @@ fn sizes_around_the_tile_and_the_k_block() {
             let mut rng = Rng::new(11);
             let mut seed = 0;
             for m in [1, mr - 1, mr, mr + 1, 5 * mr + 3] {
-                for n in [2, nt - 1, nt, nt + 1] {
+                for n in [1, 2, 3, 4, 5, 8, 9, nt - 1, nt, nt + 1] {
                     for k in [1, kc - 1, kc, kc + 1, 2 * kc + 5] {
                         seed += 1;
                         let case = Case {
@@ -81,14 +81,17 @@ fn every_storage() {
             for st_c in Storage::ALL {
                 for st_a in Storage::ALL {
                     for st_b in Storage::ALL {
-                        seed += 1;
-                        let case = Case {
-                            st_c,
-                            st_a,
-                            st_b,
-                            ..Case::new(3 * mr + 1, nt - 3, kc + 7)
-                        };
-                        run(letter, &cntx, &case, seed);
+                        // A narrow and a wide packed B.
+                        for n in [3, nt - 3] {
+                            seed += 1;
+                            let case = Case {
+                                st_c,
+                                st_a,
+                                st_b,
+                                ..Case::new(3 * mr + 1, n, kc + 7)
+                            };
+                            run(letter, &cntx, &case, seed);
+                        }
                     }
                 }
             }

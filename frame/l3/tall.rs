@@ -5,22 +5,23 @@
 //!
 //! ```text
 //! pc: for each KC-deep k block
-//!       pack B[pc.., 0..n] → Bp  (KC×NT, row after row, columns past n zero)
+//!       pack B[pc.., 0..n] → Bp  (KC×W, row after row, W = 2, 4, 8 or 16 ≥ n, columns
+//!                                  past n zero: the kernel computes W columns)
 //!   ir: for each MR-tall row tile of C and A
 //!         tall kernel: C[ir.., :] := alpha·A[ir.., pc..]·Bp + (beta on the first block, else 1)·C[ir.., :]
-//!                      prefetching A[ir + d·MR.., pc..] (d tiles ahead; the next block's
-//!                      first tiles once past the bottom)
+//!                      prefetching A[ir + d·MR + MR − 1, pc..] (the last row d tiles ahead; the next block's
+//!                      first rows once past the bottom)
 //! ```
 //!
 //! Why k blocks: A's columns are a page or more apart, so one tile's pass touches a page per
 //! k step; a block of KC columns keeps those pages in the TLB while all m tiles go down it,
-//! and keeps Bp (KC×NT) in L1. C (m×n) is updated once per k block. Chosen by `gemm_front`
+//! and keeps Bp (KC×W) in L1. C (m×n) is updated once per k block. Chosen by `gemm_unsuited_to_sup`
 //! for one thread, A column-stored and not conjugated, B not conjugated, when the kernel's
 //! [`TallKernel::suits`] and the sup path did not take the problem.
 
 use crate::cntx::TallKernel;
 use crate::error::Result;
-use crate::kernels::TallUkrArgs;
+use crate::kernels::{TallUkrArgs, tall_packed_width};
 use crate::packbuf::PackBuf;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -39,28 +40,33 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     let (mr, nt) = tall.tile();
     assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= nt);
     let kc = tall.kc().min(k);
-    let mut buf = PackBuf::checkout(kc * nt * size_of::<B>())?;
-    let bp = buf.as_mut_slice::<B>(kc * nt);
+    let width = tall_packed_width(n, nt);
+    let mut buf = PackBuf::checkout(kc * width * size_of::<B>())?;
+    let bp = buf.as_mut_slice::<B>(kc * width);
     let ukr = tall.ukr();
     let cs_a = a.col_stride();
     let tiles = m.div_ceil(mr);
     let ahead = tall.prefetch_tiles();
     for pc in (0..k).step_by(kc) {
         let kb = kc.min(k - pc);
-        pack_b_rows(b, pc, kb, nt, &mut bp[..kb * nt]);
+        pack_b_rows(b, pc, kb, width, &mut bp[..kb * width]);
         // Later blocks add to what the first one wrote.
         let beta_block = if pc == 0 { beta } else { A::Acc::one() };
         // A(i, p) for any i, p: only ever dereferenced by the kernel inside A.
         let a_at = |i: usize, p: usize| a.as_ptr().wrapping_offset(i as isize + p as isize * cs_a);
         for t in 0..tiles {
             let i = t * mr;
-            // The tile `ahead` tiles on, continuing into the next k block's first tiles
-            // (past the last block it points past A: a harmless prefetch).
-            let next = t + ahead;
-            let a_prefetch = if next < tiles {
-                a_at(next * mr, pc)
+            // The last row of the tile `ahead` tiles on, continuing into the next k block's
+            // first rows (past the last block it points past A: a harmless prefetch). The
+            // last row, not the first: where A's columns do not start on a cache line, a
+            // tile spans two lines, and the next tile's first row lies in the line this one
+            // already loads (dgemm 1500×5×1500, 12 000-byte columns: 11.5 GFLOPS aiming at
+            // the first row, 29 at the last; docs/Performance.md).
+            let row = i + ahead * mr + mr - 1;
+            let a_prefetch = if row < m {
+                a_at(row, pc)
             } else {
-                a_at((next - tiles) * mr, pc + kb)
+                a_at(row - m, pc + kb)
             };
             let args = TallUkrArgs {
                 m: mr.min(m - i),
@@ -77,7 +83,7 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
                 a_prefetch,
             };
             // SAFETY: rows i..i + args.m (< m) of A's columns pc..pc + kb (< k) are in the
-            // checked view with unit row stride; `bp` holds kb·NT packed elements; rows
+            // checked view with unit row stride; `bp` holds kb·W packed elements; rows
             // i..i + args.m and columns 0..n (≤ NT) of C are in the exclusively borrowed
             // view; the context's kernel runs on this CPU.
             unsafe { ukr(&args) };
@@ -86,12 +92,12 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     Ok(())
 }
 
-/// Rows `pc..pc + kb` of `b` (k×n, n ≤ `nt`) into `dst` row after row, `nt` to a row, the
-/// columns past n zero: `dst[p·nt + j] = b[pc + p, j]`.
-fn pack_b_rows<B: Element>(b: &MatRef<B>, pc: usize, kb: usize, nt: usize, dst: &mut [B]) {
+/// Rows `pc..pc + kb` of `b` (k×n, n ≤ `width`) into `dst` row after row, `width` to a row,
+/// the columns past n zero: `dst[p·width + j] = b[pc + p, j]`.
+fn pack_b_rows<B: Element>(b: &MatRef<B>, pc: usize, kb: usize, width: usize, dst: &mut [B]) {
     let n = b.ncols();
-    assert!(dst.len() == kb * nt && n <= nt && pc + kb <= b.nrows());
-    for (p, row) in dst.chunks_exact_mut(nt).enumerate() {
+    assert!(dst.len() == kb * width && n <= width && pc + kb <= b.nrows());
+    for (p, row) in dst.chunks_exact_mut(width).enumerate() {
         for (j, d) in row.iter_mut().enumerate() {
             *d = if j < n {
                 // SAFETY: pc + p < k rows and j < n columns: inside the view.
@@ -106,11 +112,21 @@ fn pack_b_rows<B: Element>(b: &MatRef<B>, pc: usize, kb: usize, nt: usize, dst: 
 #[cfg(test)]
 mod tests {
     use crate::cntx::{TallKernel, TallLimits};
-    use crate::kernels::TallUkrArgs;
+    use crate::kernels::{TallUkrArgs, tall_packed_width};
 
     /// Never called: `suits` only looks at the registration.
     unsafe fn unused(_: &TallUkrArgs<f64, f64>) {
         unreachable!()
+    }
+
+    #[test]
+    fn packed_width_is_the_power_of_two_that_holds_n() {
+        let widths: Vec<usize> = (1..=17).map(|n| tall_packed_width(n, 16)).collect();
+        let mut expected = vec![2, 2, 4, 4, 8, 8, 8, 8];
+        expected.extend([16; 9]);
+        assert_eq!(widths, expected);
+        // Never past the kernel's NT.
+        assert_eq!(tall_packed_width(5, 4), 4);
     }
 
     #[test]

@@ -1,18 +1,19 @@
 //! sgemm tall-A microkernel for AVX-512 (skx): one m×n tile (m ≤ 16, n ≤ 16) of one k block of
-//! C := alpha·A·B + beta·C, A read in place, B packed k×16 (`frame/l3/tall.rs`).
+//! C := alpha·A·B + beta·C, A read in place, B packed k×W, W = 2, 4, 8 or 16 by n
+//! (`frame/l3/tall.rs`).
 //!
 //! * dtype: f32; MR×NT = 16×16 (one zmm of rows: each A column step is one 64-byte line).
 //! * CPU features: AVX-512 F.
 //! * A: unit row stride, column stride cs_a, prefetched at `a_prefetch` column by column.
 //!   C: prefers columns (masked vector loads/stores), any strides work.
 //! * beta == 0: C is written without being read.
-//! * Register map: 16 accumulators, 1 A vector; per k step 1 load, 16 broadcasts folded into
-//!   16 FMAs, 1 prefetch.
+//! * Register map: W ≤ 16 accumulators, 1 A vector; per k step 1 load, W broadcasts folded
+//!   into W FMAs, 1 prefetch.
 //! * The body and its reasoning: `kernels/x86/tall_real.rs`.
 
 use crate::kernels::TallUkrArgs;
 use crate::kernels::x86::simd::Zmm32;
-use crate::kernels::x86::tall_real::tall_real;
+use crate::kernels::x86::tall_real::tall_real_16;
 
 /// The kernel. See the module docs.
 ///
@@ -21,5 +22,5 @@ use crate::kernels::x86::tall_real::tall_real;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn tall_f32_16x16(args: &TallUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { tall_real::<Zmm32, 16>(args) }
+    unsafe { tall_real_16::<Zmm32>(args) }
 }

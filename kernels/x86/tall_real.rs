@@ -1,10 +1,13 @@
 //! The tall-A kernel body for real dtypes (`TallUkr`, `kernels/mod.rs`), written once over
 //! [`Simd`] and instantiated by `kernels/skx/tall_*.rs`.
 //!
-//! One tile is one register of rows (MR = LANES) by NT columns: NT accumulators, one per
-//! column of C. Per k step: one vector load of A's column (in place, a full 64-byte line on
-//! AVX-512), NT broadcasts of the packed B row folded into the FMAs, and one software
-//! prefetch of the same column at `a_prefetch`. That prefetch is the point of the kernel: A
+//! One tile is one register of rows (MR = LANES) by W columns, W the packed width the driver
+//! chose for C's n (2, 4, 8 or 16): W accumulators, one per column of C. Per k step: one
+//! vector load of A's column (in place, a full 64-byte line on AVX-512), W broadcasts of the
+//! packed B row folded into the FMAs, and one software prefetch of the same column at
+//! `a_prefetch`. Taller tiles (2–8 registers of rows, so W broadcasts serve several lines)
+//! were measured and lost from memory: dgemm 4096×4×4096 14.0 GFLOPS with one register,
+//! 9.6–11.4 with 2–4 (docs/Performance.md). That prefetch is the point of the kernel: A
 //! is read from memory exactly once, column by column with a page or more between columns,
 //! which the hardware prefetchers do not follow; the driver aims `a_prefetch` a few tiles
 //! down, so the lines this kernel will need are in flight while it computes (without it,
@@ -16,11 +19,34 @@
 
 use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
 
-use crate::kernels::TallUkrArgs;
 use crate::kernels::x86::simd::{Packed, Simd};
+use crate::kernels::{TallUkrArgs, tall_packed_width};
 use crate::types::{Element, Scalar};
 
-/// The body. See the module docs; the contract is `TallUkr` in `kernels/mod.rs`.
+/// The body for tiles of up to LANES×16, computing W = [`tall_packed_width`]`(n, 16)` columns
+/// (2, 4, 8 or 16) to match the driver's packed B.
+///
+/// # Safety
+/// The `TallUkr` contract for LANES×16 tiles, called from a function compiled with `V`'s
+/// target features on a CPU that has them.
+#[inline(always)]
+pub(crate) unsafe fn tall_real_16<V: Simd>(args: &TallUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
+{
+    // SAFETY: the same contract; B is packed at the width of the instance chosen.
+    unsafe {
+        match tall_packed_width(args.n, 16) {
+            2 => tall_real::<V, 2>(args),
+            4 => tall_real::<V, 4>(args),
+            8 => tall_real::<V, 8>(args),
+            _ => tall_real::<V, 16>(args),
+        }
+    }
+}
+
+/// The body for one packed width NT (B packed k×NT). See the module docs; the contract is
+/// `TallUkr` in `kernels/mod.rs`.
 ///
 /// # Safety
 /// The `TallUkr` contract for LANES×NT tiles, called from a function compiled with `V`'s
