@@ -60,8 +60,8 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
             // first rows (past the last block it points past A: a harmless prefetch). The
             // last row, not the first: where A's columns do not start on a cache line, a
             // tile spans two lines, and the next tile's first row lies in the line this one
-            // already loads (dgemm 1500×5×1500, 12 000-byte columns: 11.5 GFLOPS aiming at
-            // the first row, 29 at the last; docs/Performance.md).
+            // already loads (dgemm 1500×5×1500, 12 000-byte columns: 11.5–16.8 GFLOPS aiming at
+            // the first row, 31 at the last; docs/Performance.md).
             let row = i + ahead * mr + mr - 1;
             let a_prefetch = if row < m {
                 a_at(row, pc)
