@@ -2,14 +2,19 @@
 //! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32,
 //! f64, c32 and c64; gemv for all four; tall-A and dots (short, wide C) for f32 and f64.
 //!
-//! Blocksizes: the B micropanel (KC×12) stays in the 32 KiB L1 while A micropanels stream
-//! from L2, the A block (MC×KC) fits the 1 MiB L2 (256×512×4 B = 512 KiB; 240×384×8 B =
-//! 720 KiB), NC·KC is a share of the L3. Started from BLIS's skx values (KC 384, MC 480 /
-//! 240) and swept on the development machine (single thread, best of repeated runs, square
-//! 256…2048, `Cntx::with_blocksizes`): sgemm KC 512 / MC 256 was best or tied at every size
-//! (106–107 GFLOPS against 102–106 for 384/480), dgemm KC 384 / MC 240 by 1–3 %. The sweep
-//! is recorded in docs/Performance.md. The complex blocks follow the same cache reasoning
-//! (A micropanel 16×256 or 8×256 complex = 32 KiB, A block 384 KiB), not yet swept.
+//! Blocksizes: started from the textbook reasoning (the B micropanel, KC×12, in the 32 KiB
+//! L1 while A micropanels stream from L2, the A block, MC×KC, in the 1 MiB L2, NC·KC a share
+//! of the L3) and BLIS's skx values (KC 384, MC 480 / 240), then swept on the development
+//! machine (single thread, square 256…3072; docs/Performance.md). sgemm KC 512 / MC 256 was
+//! best or tied at every size (106–107 GFLOPS against 102–106 for 384/480). dgemm: KC 384 /
+//! MC 240 until session 32; KC 768 / MC 256 (an A block of 1.5 MiB, past the L2) is 2–5 %
+//! faster from 768³ up, NN, TN and NT, and level below (blasbench, alternated: 1024³ 50.8 →
+//! 53.7, 3072³ 51.6 → 53.4 GFLOPS). Large problems run the packed-A path, whose sup kernel
+//! reads B in place; a deeper k block halves the tiles' C updates and loop starts. KC 256 or
+//! 320 lost 1–3 %, 512 / 256 gained less, 1024 / 256 tied. sgemm KC 768 or 1024 gained
+//! 1–3 % at 1024³…3072³ but lost 4–5 % at k = 200…256, so stays. The complex blocks follow
+//! the cache reasoning (A micropanel 16×256 or 8×256 complex = 32 KiB, A block 384 KiB),
+//! not yet swept.
 
 use crate::cntx::{
     Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, TallKernel, TallLimits,
@@ -47,7 +52,7 @@ const MIN_WORK_PER_THREAD: usize = 1 << 18;
 /// Past these limits, one thread packs only A where B reads well in place: against the
 /// loop nest (interleaved runs, medians) dgemm 384³–2000³ −0.6 … +5.5 % (mostly +2–5 %),
 /// cgemm 384³–1200³ +2–3 %, zgemm +2.5–6 %; B at a 4 KiB multiple stride (512³, 1024³)
-/// loses 5–24 %, hence the check, and 4096×4096×16/64 2–5 %, hence k ≥ KC/2
+/// loses 5–24 %, hence the check, and 4096×4096×16/64 2–5 %, hence k ≥ 256
 /// (docs/Performance.md, "Packing only A").
 /// Within the limits, a problem whose k would be split with C over 512 KiB (half the L2)
 /// packs only A too: against the sup path dgemm 256×512×512 and 256×1024×1024 +4–6 %,
@@ -106,7 +111,7 @@ fn context() -> Cntx {
     let (s, d, c, z) = (
         //           MR        NR        KC         MC         NC
         Blocksizes { mr: 32, nr: 12, kc: 512, mc: 256, nc: 3072 },
-        Blocksizes { mr: 16, nr: 12, kc: 384, mc: 240, nc: 3072 },
+        Blocksizes { mr: 16, nr: 12, kc: 768, mc: 256, nc: 3072 },
         Blocksizes { mr: 16, nr: 6,  kc: 256, mc: 192, nc: 3072 },
         Blocksizes { mr: 8,  nr: 6,  kc: 256, mc: 96,  nc: 3072 },
     );

@@ -645,13 +645,21 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
 /// [`gemm_sup_packed_a`] under `rule`, for a sup kernel reading B `b_group` columns at a
 /// time and the loop nest's KC.
-/// Besides B's strides (`PackAOnly`), k must be at least KC/2: with short k the sup kernel's
-/// per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the loop nest, ×256
-/// level; 2000×2000×k level from k = 16 on), and a KC-deep block of B must span at most
+/// Besides B's strides (`PackAOnly`), k must be at least [`PACK_A_ONLY_MIN_K`]: with short k
+/// the sup kernel's per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the
+/// loop nest, ×256 level; 2000×2000×k level from k = 16 on), and a KC-deep block of B must
+/// span at most
 /// 1.5 MiB along k: B read in place with long rows (row-stored) touches a new line, often a
 /// new page, every k step of every tile (against the loop nest, which packs it: dgemm NT
 /// 384³ +2.4 %, 512³ level, 640³ −1.1 %, 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level,
 /// 896³ −2 %; one KC block spans 1.1, 1.5, 1.9, 2.9, 1, 1.5 and 1.75 MiB there).
+/// The shortest k for which [`packs_only_a`] packs only A. Until session 32 it was KC/2 (256
+/// for sgemm, 192 for dgemm); with dgemm's KC doubled to 768 that would have sent dgemm k =
+/// 256…383 to the loop nest (2000×2000×256 −1.4 %, 1000×1000×300 −3 %), and sgemm k =
+/// 192…255 lost 2–4 % packing only A (4096×4096×200, 4096×4096×240), so it is 256 for both
+/// (docs/Performance.md, "dgemm's KC").
+const PACK_A_ONLY_MIN_K: usize = 256;
+
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
     b: &MatRef<T>,
@@ -663,7 +671,9 @@ pub(crate) fn packs_only_a<T: Element>(
     match rule {
         PackAOnly::Never => false,
         PackAOnly::WhenBSpreadsOverL1 => {
-            2 * b.nrows() >= kc && kc_span <= MOST_KC_SPAN_BYTES && b_spreads_over_l1(b, b_group)
+            b.nrows() >= PACK_A_ONLY_MIN_K
+                && kc_span <= MOST_KC_SPAN_BYTES
+                && b_spreads_over_l1(b, b_group)
         }
         PackAOnly::Always => true,
     }
@@ -893,11 +903,15 @@ mod tests {
     }
 
     #[test]
-    fn pack_a_only_follows_its_rule_and_needs_half_a_kc_of_k() {
+    fn pack_a_only_follows_its_rule_and_needs_k_of_256() {
         let buf = vec![0.0f64; 1024 * 400];
         let b = MatRef::col_major(&buf, 384, 12, 640).unwrap();
         assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &b, 12, 384));
-        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &b, 12, 769));
+        // k = 256 takes it whatever KC, k = 255 does not.
+        let k256 = MatRef::col_major(&buf, 256, 12, 640).unwrap();
+        assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k256, 12, 768));
+        let k255 = MatRef::col_major(&buf, 255, 12, 640).unwrap();
+        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k255, 12, 384));
         assert!(!packs_only_a(PackAOnly::Never, &b, 12, 384));
         let aliasing = MatRef::col_major(&buf, 384, 12, 512).unwrap();
         assert!(!packs_only_a(
