@@ -52,7 +52,7 @@ const MIN_WORK_PER_THREAD: usize = 1 << 18;
 /// Past these limits, one thread packs only A where B reads well in place: against the
 /// loop nest (interleaved runs, medians) dgemm 384³–2000³ −0.6 … +5.5 % (mostly +2–5 %),
 /// cgemm 384³–1200³ +2–3 %, zgemm +2.5–6 %; B at a 4 KiB multiple stride (512³, 1024³)
-/// loses 5–24 %, hence the check, and 4096×4096×16/64 2–5 %, hence k ≥ 256
+/// loses 5–24 %, hence the check, and 4096×4096×16/64 2–5 %, hence k ≥ min(KC/2, 256)
 /// (docs/Performance.md, "Packing only A").
 /// Within the limits, a problem whose k would be split with C over 512 KiB (half the L2)
 /// packs only A too: against the sup path dgemm 256×512×512 and 256×1024×1024 +4–6 %,

@@ -645,7 +645,8 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
 /// Whether a one-thread problem past the sup limits, with k×n B, goes to
 /// [`gemm_sup_packed_a`] under `rule`, for a sup kernel reading B `b_group` columns at a
 /// time and the loop nest's KC.
-/// Besides B's strides (`PackAOnly`), k must be at least [`PACK_A_ONLY_MIN_K`]: with short k
+/// Besides B's strides (`PackAOnly`), k must be at least KC/2, at most
+/// [`PACK_A_ONLY_MIN_K_CAP`]: with short k
 /// the sup kernel's per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the
 /// loop nest, ×256 level; 2000×2000×k level from k = 16 on), and a KC-deep block of B must
 /// span at most
@@ -653,12 +654,13 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
 /// new page, every k step of every tile (against the loop nest, which packs it: dgemm NT
 /// 384³ +2.4 %, 512³ level, 640³ −1.1 %, 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level,
 /// 896³ −2 %; one KC block spans 1.1, 1.5, 1.9, 2.9, 1, 1.5 and 1.75 MiB there).
-/// The shortest k for which [`packs_only_a`] packs only A. Until session 32 it was KC/2 (256
-/// for sgemm, 192 for dgemm); with dgemm's KC doubled to 768 that would have sent dgemm k =
-/// 256…383 to the loop nest (2000×2000×256 −1.4 %, 1000×1000×300 −3 %), and sgemm k =
-/// 192…255 lost 2–4 % packing only A (4096×4096×200, 4096×4096×240), so it is 256 for both
-/// (docs/Performance.md, "dgemm's KC").
-const PACK_A_ONLY_MIN_K: usize = 256;
+/// The most that [`packs_only_a`]'s shortest k (KC/2) can be. With dgemm's KC doubled to 768
+/// in session 32, KC/2 would have sent dgemm k = 256…383 to the loop nest (2000×2000×256
+/// −1.4 %, 1000×1000×300 −3 %). A flat 256 for every dtype lost elsewhere: sgemm k = 192…255
+/// packing only A 2–4 % (4096×4096×200 and ×240, at 192), zgemm and cgemm k = 128…255 in
+/// the loop nest 1–6 % (2000×2000×200). So KC/2 (sgemm 256, cgemm and zgemm 128), capped
+/// here for dgemm (docs/Performance.md, "dgemm's KC").
+const PACK_A_ONLY_MIN_K_CAP: usize = 256;
 
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
@@ -671,7 +673,7 @@ pub(crate) fn packs_only_a<T: Element>(
     match rule {
         PackAOnly::Never => false,
         PackAOnly::WhenBSpreadsOverL1 => {
-            b.nrows() >= PACK_A_ONLY_MIN_K
+            b.nrows() >= (kc / 2).min(PACK_A_ONLY_MIN_K_CAP)
                 && kc_span <= MOST_KC_SPAN_BYTES
                 && b_spreads_over_l1(b, b_group)
         }
@@ -903,15 +905,20 @@ mod tests {
     }
 
     #[test]
-    fn pack_a_only_follows_its_rule_and_needs_k_of_256() {
+    fn pack_a_only_follows_its_rule_and_needs_half_a_kc_of_k_at_most_256() {
         let buf = vec![0.0f64; 1024 * 400];
         let b = MatRef::col_major(&buf, 384, 12, 640).unwrap();
         assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &b, 12, 384));
-        // k = 256 takes it whatever KC, k = 255 does not.
+        // With KC = 384, k = 192 takes it (KC/2), k = 191 does not.
+        let k192 = MatRef::col_major(&buf, 192, 12, 640).unwrap();
+        assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k192, 12, 384));
+        let k191 = MatRef::col_major(&buf, 191, 12, 640).unwrap();
+        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k191, 12, 384));
+        // With KC = 768, k = 256 takes it (the cap), k = 255 does not.
         let k256 = MatRef::col_major(&buf, 256, 12, 640).unwrap();
         assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k256, 12, 768));
         let k255 = MatRef::col_major(&buf, 255, 12, 640).unwrap();
-        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k255, 12, 384));
+        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &k255, 12, 768));
         assert!(!packs_only_a(PackAOnly::Never, &b, 12, 384));
         let aliasing = MatRef::col_major(&buf, 384, 12, 512).unwrap();
         assert!(!packs_only_a(
