@@ -4,13 +4,16 @@
 //! either side of MR (the masked bottom tile), columns either side of NT (NT + 1 must leave
 //! the path), k either side of the k block and several blocks (beta applies only to the
 //! first), C and A with leading dimensions larger than m, every C storage, beta = 0 with NaN
-//! in C, and one problem at the real threshold.
+//! in C, teams of threads (bit for bit one thread's result), and one problem at the real
+//! threshold.
 
 mod harness;
 
-use harness::{Case, SCALAR_CLASSES, ScalarClass, no_sup_limits, run_case};
+use harness::{
+    Case, Dt, SCALAR_CLASSES, ScalarClass, bits_equal, gemm_output, no_sup_limits, run_case,
+};
 use oxblis::check::{Rng, Storage, Values};
-use oxblis::{Cntx, Rntm, TallLimits};
+use oxblis::{Cntx, Rntm, TallLimits, Ways};
 
 /// Each supported context with a tall kernel for `letter`, made to take the tall path for
 /// every size it suits, with its tile (MR, NT) and k block.
@@ -35,8 +38,7 @@ fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
         .collect()
 }
 
-/// Runs `case` on one thread (the tall path is single-threaded; more threads take the
-/// packed path).
+/// Runs `case` on one thread.
 fn run(letter: char, cntx: &Cntx, case: &Case, seed: u64) {
     let one = Rntm::new().with_num_threads(1).unwrap();
     match letter {
@@ -148,5 +150,55 @@ fn at_the_real_threshold() {
             },
             301,
         );
+    }
+}
+
+/// Teams, explicit ways (rows, columns, k: all become row blocks) and automatic totals: right
+/// (against the reference) and bit for bit what one thread computes, with more threads than
+/// row tiles at the edges.
+fn teams_match_one_thread<T: Dt>(cntx: &Cntx, (mr, nt): (usize, usize), kc: usize) {
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    let way = |jc, pc, ic, jr, ir| Rntm::new().with_ways(Ways { jc, pc, ic, jr, ir }).unwrap();
+    let teams = [
+        way(1, 1, 2, 1, 1),
+        way(1, 1, 3, 1, 1),
+        way(2, 1, 1, 1, 2),
+        way(1, 2, 2, 1, 1),
+        way(1, 1, 1, 4, 2),
+        Rntm::new().with_num_threads(2).unwrap(),
+        Rntm::new().with_num_threads(5).unwrap(),
+    ];
+    let mut seed = 500;
+    for (m, n, k) in [
+        (7 * mr + 3, 3, 2 * kc + 5),
+        (5 * mr, nt, kc + 1),
+        (2 * mr - 1, 9, 3),
+        (1, 5, kc),
+    ] {
+        for rntm in &teams {
+            seed += 1;
+            let case = Case {
+                values: Values::Uniform,
+                ..Case::new(m, n, k)
+            };
+            let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
+            let got = gemm_output::<T>(cntx, Some(rntm), &case, seed);
+            assert!(
+                got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                "{}gemm {m}×{n}×{k} with {rntm:?} differs from one thread on the tall path",
+                T::LETTER
+            );
+            run_case::<T>(cntx, Some(rntm), &case, seed);
+        }
+    }
+}
+
+#[test]
+fn teams_compute_what_one_thread_computes() {
+    for (cntx, tile, kc) in tall_contexts('s') {
+        teams_match_one_thread::<f32>(&cntx, tile, kc);
+    }
+    for (cntx, tile, kc) in tall_contexts('d') {
+        teams_match_one_thread::<f64>(&cntx, tile, kc);
     }
 }

@@ -35,7 +35,8 @@
 //! * problems with a compact A down the unpacked sup path (each thread its own block of C),
 //!   and larger single-threaded ones whose B reads well in place down the same kernels with
 //!   only A packed (both `frame/l3/sup.rs`);
-//! * tall single-threaded ones to `frame/l3/tall.rs`;
+//! * C of at most 16 columns with a large column-stored A to `frame/l3/tall.rs` (teams split
+//!   its rows);
 //! * a tall C of a few columns whose A's columns are too far apart for the sup kernels to the
 //!   gemv columns kernel (four columns at a time), and outer products (k = 1) column by
 //!   column to the gemv kernel (both `frame/l3/gemv.rs`, each thread its own block of C).
@@ -55,7 +56,7 @@ use crate::l3::sup::{
     TRANSPOSED_MIN_K, gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
     splits_k_over_large_c, sup_takes_b,
 };
-use crate::l3::tall::gemm_tall;
+use crate::l3::tall::{gemm_tall, gemm_tall_team};
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::{Rntm, Ways};
@@ -323,13 +324,16 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     // C with few columns and a large column-stored A: read A in place, prefetching ahead,
     // instead of packing it (frame/l3/tall.rs).
     if let Some(tall) = kernel.tall()
-        && plan.ways == SINGLE
         && a.row_stride() == 1
         && !a.is_conj()
         && !b.is_conj()
         && tall.suits(shape.0, shape.1, shape.2)
     {
-        return gemm_tall(tall, alpha, a, b, beta, c);
+        if plan.ways == SINGLE {
+            return gemm_tall(tall, alpha, a, b, beta, c);
+        }
+        // With more threads, each takes its own block of rows, all of them (tall.rs).
+        return gemm_tall_team(tall, alpha, a, b, beta, c, plan.ways.total(), plan.pin);
     }
     // C with few columns whose A's columns lie too far apart for the sup kernels (fewer
     // columns than `SupLimits::far_a_min_n`, or columns sharing L1 sets), though A is no

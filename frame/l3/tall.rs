@@ -4,30 +4,36 @@
 //! reads A in place and prefetches a few tiles ahead, so they work at the same time.
 //!
 //! ```text
-//! pc: for each KC-deep k block
-//!       pack B[pc.., 0..n] → Bp  (KC×W, row after row, W = 2, 4, 8 or 16 ≥ n, columns
-//!                                  past n zero: the kernel computes W columns)
-//!   ir: for each MR-tall row tile of C and A
-//!         tall kernel: C[ir.., :] := alpha·A[ir.., pc..]·Bp + (beta on the first block, else 1)·C[ir.., :]
-//!                      prefetching A[ir + d·MR + MR − 1, pc..] (the last row d tiles ahead; the next block's
-//!                      first rows once past the bottom)
+//! pack B → Bp  (k×W, row after row, W = 2, 4, 8 or 16 ≥ n, columns past n zero: the kernel
+//!               computes W columns)
+//! team: each thread its own MR-aligned block of rows (one thread: all of them)
+//!   pc: for each KC-deep k block
+//!     ir: for each MR-tall row tile of the block
+//!           tall kernel: C[ir.., :] := alpha·A[ir.., pc..]·Bp[pc..] + (beta on the first
+//!                        block, else 1)·C[ir.., :], prefetching A[ir + d·MR + MR − 1, pc..]
+//!                        (the last row d tiles ahead; the next block's first rows once past
+//!                        the bottom)
 //! ```
 //!
 //! Why k blocks: A's columns are a page or more apart, so one tile's pass touches a page per
 //! k step; a block of KC columns keeps those pages in the TLB while all m tiles go down it,
-//! and keeps Bp (KC×W) in L1. C (m×n) is updated once per k block. Chosen by `gemm_unsuited_to_sup`
-//! for one thread, A column-stored and not conjugated, B not conjugated, when the kernel's
-//! [`TallKernel::suits`] and the sup path did not take the problem.
+//! and keeps Bp's block (KC×W) in L1. C (m×n) is updated once per k block. The k blocks
+//! depend on k alone, so a team's threads sum every element as one thread does. Chosen by
+//! `gemm_unsuited_to_sup`, A column-stored and not conjugated, B not conjugated, when the
+//! kernel's [`TallKernel::suits`] and the sup path did not take the problem; on any number
+//! of threads (until session 32, one only: two threads then packed A, and dgemm 1000×4×1000
+//! ran at 20 GFLOPS on two threads against 40 on one; a team of two now reaches 59–68).
 
 use crate::cntx::TallKernel;
 use crate::error::Result;
 use crate::kernels::{TallUkrArgs, tall_packed_width};
+use crate::l3::blocks::run_on_blocks_of_c;
 use crate::packbuf::PackBuf;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// C := alpha·A·B + beta·C through `tall` (A m×k with unit row stride, B k×n with n ≤ NT,
-/// C m×n, all checked; neither A nor B conjugated).
+/// C m×n, all checked; neither A nor B conjugated), on one thread.
 pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     tall: &TallKernel<A, B>,
     alpha: A::Acc,
@@ -36,20 +42,68 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    gemm_tall_team(tall, alpha, a, b, beta, c, 1, false)
+}
+
+/// [`gemm_tall`] on a team of `threads`, each on its own MR-aligned block of C's rows (and
+/// A's): every thread goes down its rows over the same k blocks with the same packed B, so
+/// each element of C is summed exactly as on one thread. Only the rows are split: a thread
+/// with a share of the columns would still read all of A, the operand this path streams.
+/// B is packed whole before any thread starts (k×W elements, W ≤ 16), so running out of
+/// memory leaves C untouched.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_tall_team<A: GemmPair<B>, B: Element>(
+    tall: &TallKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    threads: usize,
+    pin: bool,
+) -> Result<()> {
+    let (n, k) = (c.ncols(), a.ncols());
     let (mr, nt) = tall.tile();
     assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= nt);
-    let kc = tall.kc().min(k);
     let width = tall_packed_width(n, nt);
-    let mut buf = PackBuf::checkout(kc * width * size_of::<B>())?;
-    let bp = buf.as_mut_slice::<B>(kc * width);
+    let len = k.checked_mul(width).expect("n ≤ 16 and k·n fits");
+    let mut buf = PackBuf::checkout(len * size_of::<B>())?;
+    let bp = buf.as_mut_slice::<B>(len);
+    pack_b_rows(b, width, bp);
+    let bp = &*bp;
+    if threads == 1 {
+        tall_rows(tall, alpha, a, bp, width, beta, c);
+        return Ok(());
+    }
+    run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
+        let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
+        tall_rows(tall, alpha, &a_rows, bp, width, beta, c_block);
+    })
+}
+
+/// The k blocks and row tiles of one block of rows (A's and C's), with `bp` all of B packed
+/// `width` to a row.
+fn tall_rows<A: GemmPair<B>, B: Element>(
+    tall: &TallKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    bp: &[B],
+    width: usize,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) {
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    assert!(a.nrows() == m && bp.len() == k * width);
+    let mr = tall.tile().0;
+    // The same k blocks for any block of rows: they depend on k alone.
+    let kc = tall.kc().min(k);
     let ukr = tall.ukr();
     let cs_a = a.col_stride();
     let tiles = m.div_ceil(mr);
     let ahead = tall.prefetch_tiles();
     for pc in (0..k).step_by(kc) {
         let kb = kc.min(k - pc);
-        pack_b_rows(b, pc, kb, width, &mut bp[..kb * width]);
+        let bp_block = &bp[pc * width..(pc + kb) * width];
         // Later blocks add to what the first one wrote.
         let beta_block = if pc == 0 { beta } else { A::Acc::one() };
         // A(i, p) for any i, p: only ever dereferenced by the kernel inside A.
@@ -75,7 +129,7 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
                 alpha,
                 a: a_at(i, pc),
                 cs_a,
-                b: bp.as_ptr(),
+                b: bp_block.as_ptr(),
                 beta: beta_block,
                 c: c.ptr_at(i, 0),
                 rs_c: c.row_stride(),
@@ -83,25 +137,24 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
                 a_prefetch,
             };
             // SAFETY: rows i..i + args.m (< m) of A's columns pc..pc + kb (< k) are in the
-            // checked view with unit row stride; `bp` holds kb·W packed elements; rows
+            // checked view with unit row stride; `bp_block` holds kb·W packed elements; rows
             // i..i + args.m and columns 0..n (≤ NT) of C are in the exclusively borrowed
             // view; the context's kernel runs on this CPU.
             unsafe { ukr(&args) };
         }
     }
-    Ok(())
 }
 
-/// Rows `pc..pc + kb` of `b` (k×n, n ≤ `width`) into `dst` row after row, `width` to a row,
-/// the columns past n zero: `dst[p·width + j] = b[pc + p, j]`.
-fn pack_b_rows<B: Element>(b: &MatRef<B>, pc: usize, kb: usize, width: usize, dst: &mut [B]) {
+/// All of `b` (k×n, n ≤ `width`) into `dst` row after row, `width` to a row, the columns
+/// past n zero: `dst[p·width + j] = b[p, j]`.
+fn pack_b_rows<B: Element>(b: &MatRef<B>, width: usize, dst: &mut [B]) {
     let n = b.ncols();
-    assert!(dst.len() == kb * width && n <= width && pc + kb <= b.nrows());
+    assert!(dst.len() == b.nrows() * width && n <= width);
     for (p, row) in dst.chunks_exact_mut(width).enumerate() {
         for (j, d) in row.iter_mut().enumerate() {
             *d = if j < n {
-                // SAFETY: pc + p < k rows and j < n columns: inside the view.
-                unsafe { b.read_stored(pc + p, j) }
+                // SAFETY: p < k rows and j < n columns: inside the view.
+                unsafe { b.read_stored(p, j) }
             } else {
                 B::zero()
             };
