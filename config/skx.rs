@@ -94,8 +94,10 @@ const SUP_LIMITS: SupLimits = SupLimits {
 /// (`SUP_LIMITS`), so past 4 columns this kernel serves only columns 4 or 6 KiB apart.
 const GEMV_COLUMNS_MAX_N: usize = 32;
 
-/// When the tall-A kernels beat packing: C with at most 16 columns and A of at least this
-/// many bytes (measured: docs/Performance.md, "Skinny shapes").
+/// When the tall-A kernels beat packing: C with at most 24 columns (NT; 16 until session 32,
+/// when 17–24 columns went from packing to the kernels: dgemm 4096×24×4096 31.6 → 47.2
+/// GFLOPS, sgemm 64.4 → 96.3) and A of at least this many bytes (measured:
+/// docs/Performance.md, "Skinny shapes").
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
 };
@@ -188,17 +190,17 @@ fn context() -> Cntx {
     let (s_tall, d_tall) = unsafe {
         (
             TallKernel::new(
-                "skx_tall_f32_16x16",
-                skx::tall_f32_16x16,
-                (16, 16),
+                "skx_tall_f32_16x24",
+                skx::tall_f32_16x24,
+                (16, 24),
                 TALL_KC,
                 TALL_PREFETCH_TILES,
                 TALL_LIMITS,
             ),
             TallKernel::new(
-                "skx_tall_f64_8x16",
-                skx::tall_f64_8x16,
-                (8, 16),
+                "skx_tall_f64_8x24",
+                skx::tall_f64_8x24,
+                (8, 24),
                 TALL_KC,
                 TALL_PREFETCH_TILES,
                 TALL_LIMITS,

@@ -160,7 +160,8 @@ pub struct TallUkrArgs<A: Element, B: Element> {
 }
 
 /// The width W of a tall-A kernel's packed B for C of `n` columns (1 ≤ n ≤ `nt`): the
-/// smallest of 2, 4, 8, 16, … that holds n, at most `nt`. A kernel computes W columns, not
+/// smallest of 2, 4, 8, 16, … that holds n, or `nt` where that power of two is larger (skx:
+/// NT = 24, so 17–24 columns take 24). A kernel computes W columns, not
 /// its whole NT, so that narrow C does not pay for FMAs on zero columns: with W = NT = 16,
 /// dgemm 1000×4×1000 (A from L3) ran at 14 GFLOPS, with W = 4 at 40 (docs/Performance.md).
 /// Powers of two keep the kernels to a few instantiations.

@@ -56,7 +56,7 @@ fn sizes_around_the_tile_and_the_k_block() {
             let mut rng = Rng::new(11);
             let mut seed = 0;
             for m in [1, mr - 1, mr, mr + 1, 5 * mr + 3] {
-                for n in [1, 2, 3, 4, 5, 8, 9, nt - 1, nt, nt + 1] {
+                for n in [1, 2, 3, 4, 5, 8, 9, 16, 17, nt - 1, nt, nt + 1] {
                     for k in [1, kc - 1, kc, kc + 1, 2 * kc + 5] {
                         seed += 1;
                         let case = Case {

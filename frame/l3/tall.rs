@@ -4,7 +4,7 @@
 //! reads A in place and prefetches a few tiles ahead, so they work at the same time.
 //!
 //! ```text
-//! pack B → Bp  (k×W, row after row, W = 2, 4, 8 or 16 ≥ n, columns past n zero: the kernel
+//! pack B → Bp  (k×W, row after row, W = 2, 4, 8, 16 or 24 ≥ n, columns past n zero: the kernel
 //!               computes W columns)
 //! team: each thread its own MR-aligned block of rows (one thread: all of them)
 //!   pc: for each KC-deep k block
@@ -49,7 +49,7 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
 /// A's): every thread goes down its rows over the same k blocks with the same packed B, so
 /// each element of C is summed exactly as on one thread. Only the rows are split: a thread
 /// with a share of the columns would still read all of A, the operand this path streams.
-/// B is packed whole before any thread starts (k×W elements, W ≤ 16), so running out of
+/// B is packed whole before any thread starts (k×W elements, W ≤ NT), so running out of
 /// memory leaves C untouched.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm_tall_team<A: GemmPair<B>, B: Element>(
@@ -66,7 +66,7 @@ pub(crate) fn gemm_tall_team<A: GemmPair<B>, B: Element>(
     let (mr, nt) = tall.tile();
     assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= nt);
     let width = tall_packed_width(n, nt);
-    let len = k.checked_mul(width).expect("n ≤ 16 and k·n fits");
+    let len = k.checked_mul(width).expect("W ≤ NT, and k·n fits");
     let mut buf = PackBuf::checkout(len * size_of::<B>())?;
     let bp = buf.as_mut_slice::<B>(len);
     pack_b_rows(b, width, bp);
@@ -178,8 +178,11 @@ mod tests {
         let mut expected = vec![2, 2, 4, 4, 8, 8, 8, 8];
         expected.extend([16; 9]);
         assert_eq!(widths, expected);
-        // Never past the kernel's NT.
+        // Never past the kernel's NT: skx's 24 takes 17–24 columns.
         assert_eq!(tall_packed_width(5, 4), 4);
+        assert_eq!(tall_packed_width(17, 24), 24);
+        assert_eq!(tall_packed_width(24, 24), 24);
+        assert_eq!(tall_packed_width(16, 24), 16);
     }
 
     #[test]

@@ -26,8 +26,8 @@ mod sup_c32_16x6;
 mod sup_c64_8x6;
 mod sup_f32_32x12;
 mod sup_f64_16x12;
-mod tall_f32_16x16;
-mod tall_f64_8x16;
+mod tall_f32_16x24;
+mod tall_f64_8x24;
 
 pub use dots_f32::dots_f32;
 pub use dots_f64::dots_f64;
@@ -46,5 +46,5 @@ pub use sup_c32_16x6::sup_c32_16x6;
 pub use sup_c64_8x6::sup_c64_8x6;
 pub use sup_f32_32x12::sup_f32_32x12;
 pub use sup_f64_16x12::sup_f64_16x12;
-pub use tall_f32_16x16::tall_f32_16x16;
-pub use tall_f64_8x16::tall_f64_8x16;
+pub use tall_f32_16x24::tall_f32_16x24;
+pub use tall_f64_8x24::tall_f64_8x24;

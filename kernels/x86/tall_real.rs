@@ -2,7 +2,7 @@
 //! [`Simd`] and instantiated by `kernels/skx/tall_*.rs`.
 //!
 //! One tile is one register of rows (MR = LANES) by W columns, W the packed width the driver
-//! chose for C's n (2, 4, 8 or 16): W accumulators, one per column of C. Per k step: one
+//! chose for C's n (2, 4, 8, 16 or 24): W accumulators, one per column of C. Per k step: one
 //! vector load of A's column (in place, a full 64-byte line on AVX-512), W broadcasts of the
 //! packed B row folded into the FMAs, and one software prefetch of the same column at
 //! `a_prefetch`. Taller tiles (2–8 registers of rows, so W broadcasts serve several lines)
@@ -23,24 +23,27 @@ use crate::kernels::x86::simd::{Packed, Simd};
 use crate::kernels::{TallUkrArgs, tall_packed_width};
 use crate::types::{Element, Scalar};
 
-/// The body for tiles of up to LANES×16, computing W = [`tall_packed_width`]`(n, 16)` columns
-/// (2, 4, 8 or 16) to match the driver's packed B.
+/// The body for tiles of up to LANES×24, computing W = [`tall_packed_width`]`(n, 24)` columns
+/// (2, 4, 8, 16 or 24) to match the driver's packed B. 24 is the most one register of rows
+/// can take with AVX-512: 24 accumulators and A's vector in the 32 registers (32 columns
+/// would spill).
 ///
 /// # Safety
-/// The `TallUkr` contract for LANES×16 tiles, called from a function compiled with `V`'s
+/// The `TallUkr` contract for LANES×24 tiles, called from a function compiled with `V`'s
 /// target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn tall_real_16<V: Simd>(args: &TallUkrArgs<V::Elem, V::Elem>)
+pub(crate) unsafe fn tall_real_24<V: Simd>(args: &TallUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
 {
     // SAFETY: the same contract; B is packed at the width of the instance chosen.
     unsafe {
-        match tall_packed_width(args.n, 16) {
+        match tall_packed_width(args.n, 24) {
             2 => tall_real::<V, 2>(args),
             4 => tall_real::<V, 4>(args),
             8 => tall_real::<V, 8>(args),
-            _ => tall_real::<V, 16>(args),
+            16 => tall_real::<V, 16>(args),
+            _ => tall_real::<V, 24>(args),
         }
     }
 }
