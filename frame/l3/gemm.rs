@@ -56,7 +56,7 @@ use crate::l3::sup::{
     TRANSPOSED_MIN_K, gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
     splits_k_over_large_c, sup_takes_b,
 };
-use crate::l3::tall::{gemm_tall, gemm_tall_team};
+use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
 use crate::packm::{pack_a_for, pack_b_for};
 use crate::rntm::{Rntm, Ways};
@@ -329,11 +329,8 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && !b.is_conj()
         && tall.suits(shape.0, shape.1, shape.2)
     {
-        if plan.ways == SINGLE {
-            return gemm_tall(tall, alpha, a, b, beta, c);
-        }
-        // With more threads, each takes its own block of rows, all of them (tall.rs).
-        return gemm_tall_team(tall, alpha, a, b, beta, c, plan.ways.total(), plan.pin);
+        // With more threads, each takes its own block of rows (tall.rs).
+        return gemm_tall(tall, alpha, a, b, beta, c, plan.ways.total(), plan.pin);
     }
     // C with few columns whose A's columns lie too far apart for the sup kernels (fewer
     // columns than `SupLimits::far_a_min_n`, or columns sharing L1 sets), though A is no
