@@ -642,18 +642,6 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
         && a_k_block(m, k, size_of::<A>(), limits.k_block_bytes).is_some_and(|kc| kc < k)
 }
 
-/// Whether a one-thread problem past the sup limits, with k×n B, goes to
-/// [`gemm_sup_packed_a`] under `rule`, for a sup kernel reading B `b_group` columns at a
-/// time and the loop nest's KC.
-/// Besides B's strides (`PackAOnly`), k must be at least KC/2, at most
-/// [`PACK_A_ONLY_MIN_K_CAP`]: with short k
-/// the sup kernel's per-tile overhead shows (dgemm 4096×4096×16 and ×64 2–5 % behind the
-/// loop nest, ×256 level; 2000×2000×k level from k = 16 on), and a KC-deep block of B must
-/// span at most
-/// 1.5 MiB along k: B read in place with long rows (row-stored) touches a new line, often a
-/// new page, every k step of every tile (against the loop nest, which packs it: dgemm NT
-/// 384³ +2.4 %, 512³ level, 640³ −1.1 %, 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level,
-/// 896³ −2 %; one KC block spans 1.1, 1.5, 1.9, 2.9, 1, 1.5 and 1.75 MiB there).
 /// The most that [`packs_only_a`]'s shortest k (KC/2) can be. With dgemm's KC doubled to 768
 /// in session 32, KC/2 would have sent dgemm k = 256…383 to the loop nest (2000×2000×256
 /// −1.4 %, 1000×1000×300 −3 %). A flat 256 for every dtype lost elsewhere: sgemm k = 192…255
@@ -662,6 +650,17 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
 /// here for dgemm (docs/Performance.md, "dgemm's KC").
 const PACK_A_ONLY_MIN_K_CAP: usize = 256;
 
+/// Whether a one-thread problem past the sup limits, with k×n B, goes to
+/// [`gemm_sup_packed_a`] under `rule`, for a sup kernel reading B `b_group` columns at a
+/// time and the loop nest's KC.
+/// Besides B's strides (`PackAOnly`), k must be at least KC/2, at most
+/// [`PACK_A_ONLY_MIN_K_CAP`]: with short k the sup kernel's per-tile overhead shows (dgemm
+/// 4096×4096×16 and ×64 2–5 % behind the loop nest, ×256 level; 2000×2000×k level from k =
+/// 16 on), and a KC-deep block of B must span at most 1.5 MiB along k: B read in place with
+/// long rows (row-stored) touches a new line, often a new page, every k step of every tile
+/// (against the loop nest, which packs it: dgemm NT 384³ +2.4 %, 512³ level, 640³ −1.1 %,
+/// 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level, 896³ −2 %; one KC block spans 1.1, 1.5,
+/// 1.9, 2.9, 1, 1.5 and 1.75 MiB there, with KC 384 for dgemm).
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
     b: &MatRef<T>,

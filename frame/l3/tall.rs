@@ -34,9 +34,10 @@ use crate::view::{MatMut, MatRef};
 
 /// C := alpha·A·B + beta·C through `tall` (A m×k with unit row stride, B k×n with n ≤ NT,
 /// C m×n, all checked; neither A nor B conjugated) on a team of `threads` (1: the calling
-/// thread alone), each on its own MR-aligned block of C's rows (and A's): every thread goes down its rows over the same k blocks with the same packed B, so
-/// each element of C is summed exactly as on one thread. Only the rows are split: a thread
-/// with a share of the columns would still read all of A, the operand this path streams.
+/// thread alone), each on its own MR-aligned block of C's rows (and A's): every thread goes
+/// down its rows over the same k blocks with the same packed B, so each element of C is
+/// summed exactly as on one thread. Only the rows are split: a thread with a share of the
+/// columns would still read all of A, the operand this path streams.
 /// B is packed whole before any thread starts (k×W elements, W ≤ NT), so running out of
 /// memory leaves C untouched.
 #[allow(clippy::too_many_arguments)]
