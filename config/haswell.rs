@@ -7,7 +7,10 @@
 //! in the shared L3. Starting points from BLIS's haswell values scaled to the larger L2,
 //! checked with `cargo bench --bench gemm` (docs/Performance.md).
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, ThreadPrefs};
+use crate::cntx::{
+    Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, TallKernel, TallLimits,
+    ThreadPrefs,
+};
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::haswell;
 
@@ -68,6 +71,19 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
 };
+
+/// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a
+/// prefetch ahead) beat packing: A of at least 4 MiB, where the sup path stops (forced
+/// haswell on the development machine, session 32; docs/Performance.md).
+const TALL_LIMITS: TallLimits = TallLimits {
+    min_a_bytes: 4 << 20,
+};
+/// k block of the tall-A path (as skx's), and the prefetch one tile ahead: at that tile's
+/// last row, 63 bytes on, which is the next line where columns start on one. Two tiles (the
+/// line after) and four lost (forced haswell, one thread: dgemm 4096×12×4096 30.0 against
+/// 24.8 and 23.6 GFLOPS, 4096×8×4096 24.6 against 18.8 and 16.6; sgemm 3–9 %).
+const TALL_KC: usize = 256;
+const TALL_PREFETCH_TILES: usize = 1;
 
 /// The widest C computed by the gemv columns kernel where A's columns are too far apart for
 /// the sup kernels, instead of packing A. With 16 registers this kernel takes 2 columns of A
@@ -138,6 +154,27 @@ fn context() -> Cntx {
             ),
         )
     };
+    // SAFETY: as above, for the tall-A contract with these tiles.
+    let (s_tall, d_tall) = unsafe {
+        (
+            TallKernel::new(
+                "haswell_tall_f32_8x12",
+                haswell::tall_f32_8x12,
+                (8, 12),
+                TALL_KC,
+                TALL_PREFETCH_TILES,
+                TALL_LIMITS,
+            ),
+            TallKernel::new(
+                "haswell_tall_f64_4x12",
+                haswell::tall_f64_4x12,
+                (4, 12),
+                TALL_KC,
+                TALL_PREFETCH_TILES,
+                TALL_LIMITS,
+            ),
+        )
+    };
     // A second thread repays itself from about 2 × 128³ multiply-adds on the development
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
@@ -148,6 +185,7 @@ fn context() -> Cntx {
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
+                .with_tall(s_tall)
                 .with_gemv(haswell::gemv_f32)
                 .with_gemv_columns(haswell::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f32)
@@ -157,6 +195,7 @@ fn context() -> Cntx {
         dgemm: unsafe {
             dgemm
                 .with_sup(d_sup)
+                .with_tall(d_tall)
                 .with_gemv(haswell::gemv_f64)
                 .with_gemv_columns(haswell::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f64)

@@ -1,7 +1,8 @@
 //! The haswell kernel set: AVX2 + FMA microkernels (Haswell and later, Zen 1–3). Registered
 //! by `config/haswell.rs`. Each real dtype has a packed kernel (`gemm_*`) and a sup kernel
 //! (`sup_*`) that reads A and B in place for small problems, and a dots kernel (`dots_*`) for
-//! short, wide C with B's columns contiguous; the complex dtypes have packed and sup kernels
+//! short, wide C with B's columns contiguous, and a tall-A kernel (`tall_*`) for C with few
+//! columns and a large A; the complex dtypes have packed and sup kernels
 //! (`gemm_c32_8x2`, `gemm_c64_4x2`, and sup kernels of the same tiles). `transpose_8x8`
 //! holds the packing kernels (AVX), which the skx configuration uses too.
 
@@ -19,6 +20,8 @@ mod sup_c32_8x2;
 mod sup_c64_4x2;
 mod sup_f32_16x6;
 mod sup_f64_8x6;
+mod tall_f32_8x12;
+mod tall_f64_4x12;
 mod transpose_8x8;
 
 pub use dots_f32::dots_f32;
@@ -35,4 +38,6 @@ pub use sup_c32_8x2::sup_c32_8x2;
 pub use sup_c64_4x2::sup_c64_4x2;
 pub use sup_f32_16x6::sup_f32_16x6;
 pub use sup_f64_8x6::sup_f64_8x6;
+pub use tall_f32_8x12::tall_f32_8x12;
+pub use tall_f64_4x12::tall_f64_4x12;
 pub use transpose_8x8::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};

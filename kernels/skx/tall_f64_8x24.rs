@@ -13,7 +13,7 @@
 
 use crate::kernels::TallUkrArgs;
 use crate::kernels::x86::simd::Zmm64;
-use crate::kernels::x86::tall_real::tall_real_24;
+use crate::kernels::x86::tall_real::tall_real_up_to;
 
 /// The kernel. See the module docs.
 ///
@@ -22,5 +22,5 @@ use crate::kernels::x86::tall_real::tall_real_24;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn tall_f64_8x24(args: &TallUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { tall_real_24::<Zmm64>(args) }
+    unsafe { tall_real_up_to::<Zmm64, 24>(args) }
 }

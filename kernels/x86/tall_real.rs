@@ -23,27 +23,27 @@ use crate::kernels::x86::simd::{Packed, Simd};
 use crate::kernels::{TallUkrArgs, tall_packed_width};
 use crate::types::{Element, Scalar};
 
-/// The body for tiles of up to LANES×24, computing W = [`tall_packed_width`]`(n, 24)` columns
-/// (2, 4, 8, 16 or 24) to match the driver's packed B. 24 is the most one register of rows
-/// can take with AVX-512: 24 accumulators and A's vector in the 32 registers (32 columns
-/// would spill).
+/// The body for tiles of up to LANES×NT, computing W = [`tall_packed_width`]`(n, NT)` columns
+/// (2, 4, 8, 16 below NT, else NT) to match the driver's packed B. NT is what one register
+/// of rows leaves room for: 24 with AVX-512 (24 accumulators and A's vector in 32
+/// registers; 32 columns would spill), 12 with AVX2 (16 registers, broadcasts need one).
 ///
 /// # Safety
-/// The `TallUkr` contract for LANES×24 tiles, called from a function compiled with `V`'s
+/// The `TallUkr` contract for LANES×NT tiles, called from a function compiled with `V`'s
 /// target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn tall_real_24<V: Simd>(args: &TallUkrArgs<V::Elem, V::Elem>)
+pub(crate) unsafe fn tall_real_up_to<V: Simd, const NT: usize>(args: &TallUkrArgs<V::Elem, V::Elem>)
 where
     V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
 {
     // SAFETY: the same contract; B is packed at the width of the instance chosen.
     unsafe {
-        match tall_packed_width(args.n, 24) {
-            2 => tall_real::<V, 2>(args),
-            4 => tall_real::<V, 4>(args),
-            8 => tall_real::<V, 8>(args),
-            16 => tall_real::<V, 16>(args),
-            _ => tall_real::<V, 24>(args),
+        match tall_packed_width(args.n, NT) {
+            2 if NT > 2 => tall_real::<V, 2>(args),
+            4 if NT > 4 => tall_real::<V, 4>(args),
+            8 if NT > 8 => tall_real::<V, 8>(args),
+            16 if NT > 16 => tall_real::<V, 16>(args),
+            _ => tall_real::<V, NT>(args),
         }
     }
 }
