@@ -35,8 +35,8 @@
 //! * problems with a compact A down the unpacked sup path (each thread its own block of C),
 //!   and larger single-threaded ones whose B reads well in place down the same kernels with
 //!   only A packed (both `frame/l3/sup.rs`);
-//! * C of at most NT (24 on skx) columns with a large column-stored A to `frame/l3/tall.rs` (teams split
-//!   its rows);
+//! * C of at most NT columns (24 on skx) with a large column-stored A to `frame/l3/tall.rs`
+//!   (teams split its rows);
 //! * a tall C of a few columns whose A's columns are too far apart for the sup kernels to the
 //!   gemv columns kernel (four columns at a time), and outer products (k = 1) column by
 //!   column to the gemv kernel (both `frame/l3/gemv.rs`, each thread its own block of C).
