@@ -64,6 +64,33 @@ fn sizes_around_the_sup_tile() {
     }
 }
 
+/// Full sup tiles with long k and B's columns spread over the L1's sets: skx's dgemm kernel
+/// computes up to 12 columns in one pass there (from k = 384), halves otherwise. Column
+/// counts either side of the halves' 6 and of 8, k either side of 384, every (alpha, beta)
+/// class pair, B column-stored with its leading dimension as given by the case.
+#[test]
+fn long_k_full_tiles() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&full, letter);
+            let mut seed = 15000;
+            for m in [mr, 2 * mr] {
+                for n in [7, 9, nr - 1, nr] {
+                    for k in [383, 384, 400] {
+                        seed += 1;
+                        let case = Case {
+                            alpha: SCALAR_CLASSES[seed % 4],
+                            beta: SCALAR_CLASSES[(seed / 4) % 4],
+                            ..Case::new(m, n, k)
+                        };
+                        run(&full, &case, seed as u64);
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Every row count of a sup tile, 1..=MR: the sup kernels pick an instance by the shape of
 /// the tile's row vectors (one masked vector, one full one, a full one and a masked
 /// half-width one, two full ones, …; `kernels/x86/sup_real.rs`), so each count is its own
