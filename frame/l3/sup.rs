@@ -929,7 +929,9 @@ mod tests {
         assert!(packs_only_a(PackAOnly::Always, &aliasing, 12, 384));
     }
 
-    /// skx's f64 limits, for the tests that ask a sup kernel about its limits.
+    /// Limits like skx's as of session 31, fixed here so that these tests do not move when
+    /// skx is retuned, with B's k span unbounded; for the tests that ask a sup kernel about
+    /// its limits.
     const LIMITS: SupLimits = SupLimits {
         max_a_col_stride_bytes: 2048,
         max_a_bytes: 4 << 20,

@@ -7,8 +7,8 @@
 //! * A: unit row stride, column stride cs_a, prefetched at `a_prefetch` column by column.
 //!   C: prefers columns (masked vector loads/stores), any strides work.
 //! * beta == 0: C is written without being read.
-//! * Register map: W ≤ 24 accumulators, 1 A vector (25 of the 32 zmm); per k step 1 load, W broadcasts folded
-//!   into W FMAs, 1 prefetch.
+//! * Register map: W ≤ 24 accumulators, 1 A vector (25 of the 32 zmm); per k step 1 load,
+//!   W broadcasts folded into W FMAs, 1 prefetch.
 //! * The body and its reasoning: `kernels/x86/tall_real.rs`.
 
 use crate::kernels::TallUkrArgs;
