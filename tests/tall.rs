@@ -173,7 +173,8 @@ fn teams_match_one_thread<T: Dt>(cntx: &Cntx, (mr, nt): (usize, usize), kc: usiz
         (7 * mr + 3, 3, 2 * kc + 5),
         (5 * mr, nt, kc + 1),
         (2 * mr - 1, 9, 3),
-        (1, 5, kc),
+        // One partial tile (one row would be a gemv), more threads than tiles.
+        (3, 5, kc),
     ] {
         for rntm in &teams {
             seed += 1;
