@@ -64,8 +64,8 @@ fn sizes_around_the_sup_tile() {
     }
 }
 
-/// Full sup tiles with long k and B's columns spread over the L1's sets: skx's dgemm kernel
-/// computes up to 12 columns in one pass there (from k = 384), halves otherwise. Column
+/// Full sup tiles with long k and B's columns spread over the L1's sets: skx's dgemm and
+/// sgemm kernels compute up to 12 columns in one pass there (from k = 384), halves otherwise. Column
 /// counts either side of the halves' 6 and of 8, k either side of 384, every (alpha, beta)
 /// class pair, B column-stored with its leading dimension as given by the case.
 #[test]

@@ -11,7 +11,7 @@
 
 use crate::kernels::SupUkrArgs;
 use crate::kernels::x86::simd::{Vl, Ymm32, Zmm32};
-use crate::kernels::x86::sup_real::{sup_real, sup_real_full};
+use crate::kernels::x86::sup_real::{full_tile_in_one_pass, sup_real, sup_real_full};
 
 /// The kernel. See the module docs.
 ///
@@ -40,7 +40,26 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
 #[target_feature(enable = "avx512f")]
 #[inline(never)]
 unsafe fn full(args: &SupUkrArgs<f32, f32>) {
-    // Halves of 6 columns; up to 8 in one pass from k = 128 (measured: `sup_real_full`).
+    // SAFETY: the same contract, in functions compiled with the body's target features.
+    unsafe {
+        if full_tile_in_one_pass(args) {
+            full_in_one_pass(args)
+        } else {
+            // Halves of 6 columns; up to 8 in one pass from k = 128 (measured: `sup_real_full`).
+            sup_real_full::<Zmm32, 12, 6, 8, 128>(args)
+        }
+    }
+}
+
+/// A full tile of up to 12 columns in one pass over k, where B's columns spread over the L1
+/// (measured: `full_tile_in_one_pass`). In its own function, for its own register
+/// allocation (why: `sup_real_full`).
+///
+/// # Safety
+/// As [`full`].
+#[target_feature(enable = "avx512f")]
+#[inline(never)]
+unsafe fn full_in_one_pass(args: &SupUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real_full::<Zmm32, 12, 6, 8, 128>(args) }
+    unsafe { sup_real_full::<Zmm32, 12, 6, 12, 0>(args) }
 }

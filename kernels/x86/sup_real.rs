@@ -28,7 +28,7 @@ use std::mem::MaybeUninit;
 
 use crate::kernels::SupUkrArgs;
 use crate::kernels::x86::simd::{Simd, SquareTranspose, Ymm32, Ymm64};
-use crate::types::Scalar;
+use crate::types::{Element, Scalar};
 
 /// The widest tile any sup kernel uses, in columns (the match below covers 1..=12).
 const MAX_NR: usize = 12;
@@ -292,6 +292,26 @@ pub(crate) unsafe fn sup_real_full<
             by_columns::<V, V, 2, GROUP, true>(&part);
         }
     }
+}
+
+/// Whether a kernel shell should send a full tile to [`sup_real_full`] with ONE_PASS = NR
+/// rather than its halves: k of at least 384, column-stored B, and B's columns spread over
+/// the L1's sets, their stride (`cs_b` elements of T) modulo 2 KiB at least a line, so that
+/// 12 columns fall into at least four sets, three lines a set at most. Strides of whole 2 KiB
+/// (dgemm 1536³, 2048³, 3072³: 12, 16 and 24 KiB; sgemm 1024³, 2048³) put them in one or two
+/// sets; there the halves keep six columns' lines per set. One pass loads A's two vectors
+/// once per k step for all columns, where the halves load them twice. Measured on skx
+/// (one thread, the packed-A path, against the halves, alternated; `docs/Performance.md`):
+/// * dgemm (session 32, three runs): NN 1000³ +0.4 / +1.6 / +3.5 %, 2000³ +1.8 / +4.4 %,
+///   3000³ +2.7 / +2.2 / +4.1 %, 500³ +2.8 / +0.5 / +3.1 %, TN 1000³ and 3000³ +1.5–1.9 %;
+///   with B's columns 12 or 16 KiB apart (1536³, 2048³) one pass lost 12 %;
+/// * sgemm (session 33, two runs): NN 1000³ +2.7 / +3.0 %, 1500³ +0.7 / +5.6 %, 2000³ +2.3 /
+///   +0.9 %, 3000³ +2.8 / +4.7 %, TN +0.9–8.6 %; from k = 128 instead of 384 it was level
+///   at k = 128…300.
+#[inline(always)]
+pub(crate) fn full_tile_in_one_pass<T: Element>(args: &SupUkrArgs<T, T>) -> bool {
+    const MIN_K: usize = 384;
+    args.k >= MIN_K && args.rs_b == 1 && (args.cs_b.unsigned_abs() * size_of::<T>()) % 2048 >= 64
 }
 
 /// Dispatches on the column count, at most NR (the guards are constant per kernel, so the
