@@ -91,6 +91,35 @@ fn long_k_full_tiles() {
     }
 }
 
+/// B whose rows are contiguous and more than a page apart, spanning more than the L2 along
+/// k: the sup path prefetches its rows a few column panels ahead of the tiles
+/// (`prefetches_b_rows` in `frame/l3/sup.rs`). Rows of 1103 elements (op(B) = Bᵀ of a
+/// column-stored B, ld = n + 3) or 1102 (a row-stored B), 300 of them: 1.3 MB and up.
+/// Prefetches change no result; this runs the path on every configuration, with edge
+/// tiles in both dimensions and the alpha and beta classes in turn.
+#[test]
+fn b_rows_far_apart_and_prefetched() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, _) = sup_tile_of(&full, letter);
+            let mut seed = 16000;
+            for m in [mr + 1, 2 * mr] {
+                for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
+                    seed += 1;
+                    let case = Case {
+                        op_b,
+                        st_b,
+                        alpha: SCALAR_CLASSES[seed % 4],
+                        beta: SCALAR_CLASSES[(seed / 4) % 4],
+                        ..Case::new(m, 1100, 300)
+                    };
+                    run(&full, &case, seed as u64);
+                }
+            }
+        });
+    }
+}
+
 /// Every row count of a sup tile, 1..=MR: the sup kernels pick an instance by the shape of
 /// the tile's row vectors (one masked vector, one full one, a full one and a masked
 /// half-width one, two full ones, …; `kernels/x86/sup_real.rs`), so each count is its own
