@@ -566,7 +566,7 @@ const PREFETCH_B_MIN_SPAN_BYTES: usize = 1 << 20;
 /// there the prefetches lost 2–10 %. Rows a multiple of 4 KiB apart (2048 doubles or floats)
 /// share an L1 set: there they lost 1–5 %. With `_MM_HINT_T0` (into the L1) 2000-double
 /// rows gained 3 % instead of 28 %. Copying each KC×NR panel of such a B before its tiles,
-/// tried first, lost 3–47 %.
+/// tried first, lost 1–47 % on these shapes.
 fn prefetches_b_rows<B: Element>(b: &MatRef<B>) -> bool {
     let row_bytes = b.row_stride().unsigned_abs() * size_of::<B>();
     b.col_stride() == 1
