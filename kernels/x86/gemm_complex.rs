@@ -24,7 +24,7 @@ use crate::types::{Element, Scalar};
 /// The most reals a complex tile holds, 2·MR·NR: skx's c32 kernel, 16×6 complex. The
 /// general-stride epilogue's stack tile is this long (768 bytes of f32, 1.5 KiB of f64;
 /// a 1024-element tile, as the real kernels use, put 8 KiB in the frame).
-const MAX_TILE_REALS: usize = 192;
+pub(crate) const MAX_TILE_REALS: usize = 192;
 
 /// z·s for packed complex z and a complex scalar s given as broadcast (re, im).
 ///
@@ -46,35 +46,6 @@ pub(crate) unsafe fn mul_scalar<V: Simd>(z: V, s_re: V, s_im: V) -> V {
 pub(crate) unsafe fn scaled_product<V: Simd>(re: V, im: V, one: V, alpha_re: V, alpha_im: V) -> V {
     // SAFETY: the caller's.
     unsafe { mul_scalar(V::fmaddsub(re, one, V::swap_pairs(im)), alpha_re, alpha_im) }
-}
-
-/// Writes the first `rows` complex of register `out` down a column of C with row stride
-/// `rs_c` from `c`: `out` there, plus beta times the old value unless beta is zero.
-///
-/// # Safety
-/// As [`Simd`]'s methods; `c + i·rs_c` writable (and readable unless beta is zero) for
-/// i < rows ≤ LANES/2.
-#[inline(always)]
-pub(crate) unsafe fn store_strided<V: Simd>(
-    out: V,
-    rows: usize,
-    c: *mut Complex<V::Elem>,
-    rs_c: isize,
-    beta: Complex<V::Elem>,
-) where
-    V::Elem: Scalar,
-    Complex<V::Elem>: Scalar,
-{
-    // SAFETY: the caller's; `lanes` holds any register (16 lanes at most).
-    unsafe {
-        let mut lanes = [V::Elem::zero(); 16];
-        V::store(lanes.as_mut_ptr(), out);
-        for i in 0..rows {
-            let z = Complex::new(lanes[2 * i], lanes[2 * i + 1]);
-            let p = c.offset(i as isize * rs_c);
-            *p = if beta.is_zero() { z } else { z + beta * *p };
-        }
-    }
 }
 
 /// The body. See the module docs; the contract is `GemmUkr` in `kernels/mod.rs`.
@@ -153,7 +124,7 @@ pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
         } else {
             // General strides: alpha·A·B through a column-major stack tile, then element by
             // element. Kept apart from the column path, and the tile written with whole
-            // vector stores: with `store_strided` per register (or with the two paths in
+            // vector stores: with a strided store per register (or with the two paths in
             // one loop over the registers) the accumulators lived in memory, and the loop
             // nest's zgemm 2000×2000×8 on skx spent a fifth of its kernel time zeroing them
             // on the stack (26 → 35–39 GFLOPS once apart).

@@ -17,9 +17,9 @@
 use num_complex::Complex;
 
 use crate::kernels::SupUkrArgs;
-use crate::kernels::x86::gemm_complex::{mul_scalar, scaled_product, store_strided};
+use crate::kernels::x86::gemm_complex::{MAX_TILE_REALS, mul_scalar, scaled_product};
 use crate::kernels::x86::simd::Simd;
-use crate::types::Scalar;
+use crate::types::{Element, Scalar};
 
 /// The widest tile any complex sup kernel uses, in columns (the match below covers 1..=6;
 /// a kernel with a narrower NR instantiates only the arms up to it).
@@ -161,30 +161,83 @@ unsafe fn body<
             b = b.offset(2 * args.rs_b);
         }
 
-        for j in 0..N {
-            if VECS == 2 {
-                finish_rows::<V0>(args, j, 0, last, re0[j], im0[j], None);
+        if args.rs_c == 1 {
+            for j in 0..N {
+                if VECS == 2 {
+                    finish_rows::<V0>(args, j, 0, re0[j], im0[j], None);
+                }
+                let last_mask = if FULL { None } else { Some(mask) };
+                finish_rows::<V1>(args, j, last, re1[j], im1[j], last_mask);
             }
-            let last_mask = if FULL { None } else { Some(mask) };
-            finish_rows::<V1>(args, j, last, m - last, re1[j], im1[j], last_mask);
+        } else {
+            // General strides: alpha·A·B through a stack tile (a column every 2·V0::LANES
+            // reals, each register stored whole), then element by element. Apart from the
+            // column path, for the reason in `gemm_complex.rs`'s epilogue: otherwise the
+            // accumulators live in memory.
+            let pitch = 2 * V0::LANES;
+            debug_assert!(N * pitch <= MAX_TILE_REALS && 2 * last + V1::LANES <= pitch);
+            let mut tile = [V0::Elem::zero(); MAX_TILE_REALS];
+            for j in 0..N {
+                let column = tile.as_mut_ptr().add(j * pitch);
+                if VECS == 2 {
+                    V0::store(column, alpha_times::<V0>(args, re0[j], im0[j]));
+                }
+                V1::store(
+                    column.add(2 * last),
+                    alpha_times::<V1>(args, re1[j], im1[j]),
+                );
+            }
+            for j in 0..N {
+                for i in 0..m {
+                    let z = Complex::new(tile[j * pitch + 2 * i], tile[j * pitch + 2 * i + 1]);
+                    let p = args
+                        .c
+                        .offset(i as isize * args.rs_c + j as isize * args.cs_c);
+                    *p = if args.beta.is_zero() {
+                        z
+                    } else {
+                        z + args.beta * *p
+                    };
+                }
+            }
         }
     }
 }
 
-/// Writes rows `first..first + rows` of column j of the tile from one register's
-/// accumulators `re`, `im`: alpha times their product, plus beta times C unless beta is
-/// zero; through `mask` where given (the register's rows past `rows` are not touched), whole
-/// otherwise (then `rows` is the register's LANES/2).
+/// alpha·(A·B) for one register of the tile from its accumulators (`scaled_product`).
+///
+/// # Safety
+/// The caller provides W's target features.
+#[inline(always)]
+unsafe fn alpha_times<W: Simd>(
+    args: &SupUkrArgs<Complex<W::Elem>, Complex<W::Elem>>,
+    re: W,
+    im: W,
+) -> W
+where
+    W::Elem: Scalar,
+    Complex<W::Elem>: Scalar,
+{
+    // SAFETY: the caller's.
+    unsafe {
+        let (alpha_re, alpha_im) = (W::splat(args.alpha.re), W::splat(args.alpha.im));
+        scaled_product(re, im, W::splat(W::Elem::one()), alpha_re, alpha_im)
+    }
+}
+
+/// Writes the rows of column j of a column-stored C tile (`rs_c == 1`) that one register
+/// holds, from `first`: alpha times the product in its accumulators `re`, `im`, plus beta
+/// times C unless beta is zero; through `mask` where given (the register's rows past the
+/// tile are not touched), whole otherwise.
 ///
 /// # Safety
 /// As [`body`]: the rows are in the tile, `mask` (or the whole register) covers exactly
-/// them, and the caller provides W's target features.
+/// them, C's row stride is 1, and the caller provides W's target features.
 #[inline(always)]
 unsafe fn finish_rows<W: Simd>(
     args: &SupUkrArgs<Complex<W::Elem>, Complex<W::Elem>>,
     j: usize,
     first: usize,
-    rows: usize,
     re: W,
     im: W,
     mask: Option<W::Mask>,
@@ -192,34 +245,25 @@ unsafe fn finish_rows<W: Simd>(
     W::Elem: Scalar,
     Complex<W::Elem>: Scalar,
 {
-    // SAFETY: the caller's: C's rows first..first + rows of column j are in the tile.
+    // SAFETY: the caller's: C's rows from `first` of column j are in the tile.
     unsafe {
-        let (alpha_re, alpha_im) = (W::splat(args.alpha.re), W::splat(args.alpha.im));
-        let one = W::splat(W::Elem::one());
-        let mut out = scaled_product(re, im, one, alpha_re, alpha_im);
-        if args.rs_c == 1 {
-            let p = args
-                .c
-                .offset(j as isize * args.cs_c)
-                .add(first)
-                .cast::<W::Elem>();
-            if !args.beta.is_zero() {
-                let (beta_re, beta_im) = (W::splat(args.beta.re), W::splat(args.beta.im));
-                let old = match mask {
-                    Some(mask) => W::load_masked(p, mask),
-                    None => W::load(p),
-                };
-                out = W::add(out, mul_scalar(old, beta_re, beta_im));
-            }
-            match mask {
-                Some(mask) => W::store_masked(p, mask, out),
-                None => W::store(p, out),
-            }
-        } else {
-            let c = args
-                .c
-                .offset(first as isize * args.rs_c + j as isize * args.cs_c);
-            store_strided(out, rows, c, args.rs_c, args.beta);
+        let mut out = alpha_times::<W>(args, re, im);
+        let p = args
+            .c
+            .offset(j as isize * args.cs_c)
+            .add(first)
+            .cast::<W::Elem>();
+        if !args.beta.is_zero() {
+            let (beta_re, beta_im) = (W::splat(args.beta.re), W::splat(args.beta.im));
+            let old = match mask {
+                Some(mask) => W::load_masked(p, mask),
+                None => W::load(p),
+            };
+            out = W::add(out, mul_scalar(old, beta_re, beta_im));
+        }
+        match mask {
+            Some(mask) => W::store_masked(p, mask, out),
+            None => W::store(p, out),
         }
     }
 }
