@@ -12,7 +12,10 @@
 //! nor written), and the last rows in the kernel's narrower vector type H where they fit
 //! (on skx a ymm: half a zmm's FMA cost on Zen 4, see `sup_real.rs`). Tiles up to (LANES)×NR
 //! complex: two vectors of LANES/2 rows. No conjugation here: the sup path copies a
-//! conjugated A, and a conjugated B (or sends a large one to packing).
+//! conjugated A, and a conjugated B (or sends a large one to packing). The epilogue has a
+//! path for column-stored C (vector loads and stores, masked on the last vector) and one for
+//! general strides (a stack tile, then element by element), apart, so that the accumulators
+//! stay in registers.
 
 use num_complex::Complex;
 
