@@ -305,9 +305,9 @@ pub(crate) unsafe fn sup_real_full<
 /// * dgemm (session 32, three runs): NN 1000³ +0.4 / +1.6 / +3.5 %, 2000³ +1.8 / +4.4 %,
 ///   3000³ +2.7 / +2.2 / +4.1 %, 500³ +2.8 / +0.5 / +3.1 %, TN 1000³ and 3000³ +1.5–1.9 %;
 ///   with B's columns 12 or 16 KiB apart (1536³, 2048³) one pass lost 12 %;
-/// * sgemm (session 33, two runs): NN 1000³ +2.7 / +3.0 %, 1500³ +0.7 / +5.6 %, 2000³ +2.3 /
-///   +0.9 %, 3000³ +2.8 / +4.7 %, TN +0.8–8.6 %; from k = 128 instead of 384 it was level
-///   at k = 128…300.
+/// * sgemm (session 33, three runs): NN 1000³ +2.7 / +3.0 / +3.0 %, 1500³ +0.7 / +5.6 %,
+///   2000³ +2.3 / +0.9 / +2.0 %, 3000³ +2.8 / +4.7 / −1.2 %, TN +0.8–8.6 %; from k = 128
+///   instead of 384 it was level at k = 128…300.
 #[inline(always)]
 pub(crate) fn full_tile_in_one_pass<T: Element>(args: &SupUkrArgs<T, T>) -> bool {
     const MIN_K: usize = 384;
