@@ -4,8 +4,8 @@
 //! either side of MR (the masked bottom tile), columns either side of NT (NT + 1 must leave
 //! the path), k either side of the k block and several blocks (beta applies only to the
 //! first), C and A with leading dimensions larger than m, every C storage, beta = 0 with NaN
-//! in C, teams of threads (bit for bit one thread's result), and one problem at the real
-//! threshold.
+//! in C, teams of threads (bit for bit one thread's result), one problem at the real
+//! threshold, and a packed B too large for memory (an error, C untouched).
 
 mod harness;
 
@@ -201,5 +201,25 @@ fn teams_compute_what_one_thread_computes() {
     }
     for (cntx, tile, kc) in tall_contexts('d') {
         teams_match_one_thread::<f64>(&cntx, tile, kc);
+    }
+}
+
+/// B packed whole is k·W elements: with A and B zero-stride views of a k larger than any
+/// memory holds (the views are valid, the shapes are not stored), the path must report
+/// `OutOfMemory` before touching C, not overflow or panic.
+#[test]
+fn a_packed_b_too_large_for_memory_is_an_error_and_leaves_c_alone() {
+    use oxblis::{ErrorKind, MatMut, MatRef, gemm_with_cntx};
+    // k·W·8 bytes overflows usize for W = 2; 8 rows is a tile or two.
+    let (m, k) = (8, 1usize << 60);
+    let (a_data, b_data) = ([1.0f64; 8], [1.0f64; 2]);
+    for (cntx, _, _) in tall_contexts('d') {
+        let a = MatRef::strided(&a_data, m, k, 1, 0).unwrap();
+        let b = MatRef::strided(&b_data, k, 2, 0, 1).unwrap();
+        let mut c_data = vec![7.0f64; 2 * m];
+        let mut c = MatMut::col_major(&mut c_data, m, 2, m).unwrap();
+        let err = gemm_with_cntx(&a, &b, &mut c, &cntx, None).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfMemory, "{err}");
+        assert!(c_data.iter().all(|&x| x == 7.0));
     }
 }

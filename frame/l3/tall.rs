@@ -25,7 +25,7 @@
 //! ran at 20 GFLOPS on two threads against 40 on one; a team of two now reaches 59–68).
 
 use crate::cntx::TallKernel;
-use crate::error::Result;
+use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{TallUkrArgs, tall_packed_width};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::packbuf::PackBuf;
@@ -55,8 +55,14 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     let (mr, nt) = tall.tile();
     assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= nt);
     let width = tall_packed_width(n, nt);
-    let len = k.checked_mul(width).expect("W ≤ NT, and k·n fits");
-    let mut buf = PackBuf::checkout(len * size_of::<B>())?;
+    // Checked: A and B may be zero-stride views of a k larger than any memory holds.
+    let len = k.checked_mul(width);
+    let bytes = len.and_then(|len| len.checked_mul(size_of::<B>()));
+    let (Some(len), Some(bytes)) = (len, bytes) else {
+        let what = format!("gemm: the tall path's packed B ({k}×{width}) does not fit in memory");
+        return Err(Error::new(ErrorKind::OutOfMemory, what));
+    };
+    let mut buf = PackBuf::checkout(bytes)?;
     let bp = buf.as_mut_slice::<B>(len);
     pack_b_rows(b, width, bp);
     let bp = &*bp;
