@@ -78,11 +78,7 @@ fn long_k_full_tiles() {
                 for n in [7, 9, nr - 1, nr] {
                     for k in [383, 384, 400] {
                         seed += 1;
-                        let case = Case {
-                            alpha: SCALAR_CLASSES[seed % 4],
-                            beta: SCALAR_CLASSES[(seed / 4) % 4],
-                            ..Case::new(m, n, k)
-                        };
+                        let case = Case::new(m, n, k).with_classes_of(seed);
                         run(&full, &case, seed as u64);
                     }
                 }
@@ -109,10 +105,9 @@ fn b_rows_far_apart_and_prefetched() {
                     let case = Case {
                         op_b,
                         st_b,
-                        alpha: SCALAR_CLASSES[seed % 4],
-                        beta: SCALAR_CLASSES[(seed / 4) % 4],
                         ..Case::new(m, 1100, 300)
-                    };
+                    }
+                    .with_classes_of(seed);
                     run(&full, &case, seed as u64);
                 }
             }
@@ -140,10 +135,9 @@ fn every_row_count_of_the_sup_tile() {
                             let case = Case {
                                 st_c,
                                 op_b,
-                                alpha: SCALAR_CLASSES[seed % 4],
-                                beta: SCALAR_CLASSES[(seed / 4) % 4],
                                 ..Case::new(m, n, k)
-                            };
+                            }
+                            .with_classes_of(seed);
                             run(&full, &case, seed as u64);
                         }
                     }
@@ -174,15 +168,14 @@ fn short_row_edges() {
                         for st_c in Storage::ALL {
                             for op_b in [Op::N, Op::T] {
                                 seed += 1;
-                                let beta = SCALAR_CLASSES[(seed / 4) % 4];
                                 let case = Case {
                                     st_c,
                                     op_b,
-                                    alpha: SCALAR_CLASSES[seed % 4],
-                                    beta,
-                                    nan_in_c: beta == ScalarClass::Zero,
                                     ..Case::new(m, n, k)
-                                };
+                                }
+                                .with_classes_of(seed);
+                                let nan_in_c = case.beta == ScalarClass::Zero;
+                                let case = Case { nan_in_c, ..case };
                                 run(&full, &case, seed as u64);
                             }
                         }

@@ -85,6 +85,16 @@ impl Case {
         }
     }
 
+    /// This case with the (alpha, beta) class pair for the `seed`-th case of a loop: alpha
+    /// cycles fastest, so any 16 consecutive seeds cover every pair.
+    pub fn with_classes_of(self, seed: usize) -> Case {
+        Case {
+            alpha: SCALAR_CLASSES[seed % 4],
+            beta: SCALAR_CLASSES[(seed / 4) % 4],
+            ..self
+        }
+    }
+
     /// This shape under every op(A) × op(B) × storage of C, A and B (4⁵ cases).
     pub fn every_op_and_storage(m: usize, n: usize, k: usize) -> impl Iterator<Item = Case> {
         Op::ALL.into_iter().flat_map(move |op_a| {
