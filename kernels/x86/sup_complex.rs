@@ -178,7 +178,9 @@ unsafe fn body<
             // column path, for the reason in `gemm_complex.rs`'s epilogue: otherwise the
             // accumulators live in memory.
             let pitch = 2 * V0::LANES;
-            debug_assert!(N * pitch <= MAX_TILE_REALS && 2 * last + V1::LANES <= pitch);
+            // The vector stores below are unchecked: this bound keeps them in the tile (all
+            // constants, so the check compiles away).
+            assert!(N * pitch <= MAX_TILE_REALS && 2 * last + V1::LANES <= pitch);
             let mut tile = [V0::Elem::zero(); MAX_TILE_REALS];
             for j in 0..N {
                 let column = tile.as_mut_ptr().add(j * pitch);
