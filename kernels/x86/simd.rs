@@ -102,16 +102,21 @@ pub(crate) unsafe trait Packed<V: Simd>: Copy {
     unsafe fn splat_from(p: *const Self) -> V;
 }
 
-/// A 256-bit register type whose square blocks (LANES × LANES) transpose in registers: how
-/// the sup kernels turn their accumulators (columns of a tile) into the rows of a row-stored
-/// C (`sup_real.rs`, `write_rows`). f32: 8 × 8 in 24 shuffles; f64: 4 × 4 in 8.
+/// A register type whose registers, taken as the columns of a block, come back as the block's
+/// rows in registers: how the sup kernels turn their accumulators (columns of a tile) into the
+/// rows of a row-stored C (`sup_real.rs`, `write_rows`). A block is `LANES` rows by
+/// `Row::LANES` columns (8 f32 or 4 f64). The 256-bit types transpose a square (f32 8 × 8 in
+/// 24 shuffles, f64 4 × 4 in 8); the 512-bit ones a block twice as tall, as the squares of
+/// their registers' two halves. The accumulators need not go through memory.
 ///
 /// # Safety
 /// As [`Simd`].
-pub(crate) unsafe trait SquareTranspose: Simd {
-    /// `block` (LANES registers) transposed in place: lane r of `block[c]` moves to lane c
-    /// of `block[r]`.
-    unsafe fn transpose_square(block: &mut [Self]);
+pub(crate) unsafe trait ColumnsToRows: Simd {
+    /// One row of a block: 8 f32 or 4 f64, a 256-bit register.
+    type Row: Simd<Elem = Self::Elem>;
+    /// Lane r of `cols[c]` into lane c of `rows[r]`, for c < `Row::LANES` and r < `LANES`
+    /// (`cols` and `rows` at least that long).
+    unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Self::Row]);
 }
 
 /// 16 × f32 in a zmm register (AVX-512 F).
@@ -609,17 +614,18 @@ pub(crate) unsafe trait LoadUnderMaskRegister: Simd {
 }
 
 // SAFETY: AVX shuffles on registers only.
-unsafe impl SquareTranspose for Ymm32 {
+unsafe impl ColumnsToRows for Ymm32 {
+    type Row = Ymm32;
     #[inline(always)]
-    unsafe fn transpose_square(block: &mut [Self]) {
+    unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Self]) {
         // Written out, without closures: a closure (`array::from_fn`'s too) is compiled
         // without the caller's target features, and its intrinsics became calls (measured:
         // a tile's epilogue took twice as long as the element loop it replaced).
         // SAFETY: registers only; AVX, which every caller's ISA includes.
         unsafe {
             let r = [
-                block[0].0, block[1].0, block[2].0, block[3].0, block[4].0, block[5].0, block[6].0,
-                block[7].0,
+                cols[0].0, cols[1].0, cols[2].0, cols[3].0, cols[4].0, cols[5].0, cols[6].0,
+                cols[7].0,
             ];
             // Rows interleaved in pairs, per 128-bit lane.
             let t0 = _mm256_unpacklo_ps(r[0], r[1]);
@@ -641,35 +647,99 @@ unsafe impl SquareTranspose for Ymm32 {
             let v2 = _mm256_shuffle_ps::<0x44>(t5, t7);
             let v3 = _mm256_shuffle_ps::<0xEE>(t5, t7);
             // The lanes exchanged: whole columns.
-            block[0].0 = _mm256_permute2f128_ps::<0x20>(u0, v0);
-            block[1].0 = _mm256_permute2f128_ps::<0x20>(u1, v1);
-            block[2].0 = _mm256_permute2f128_ps::<0x20>(u2, v2);
-            block[3].0 = _mm256_permute2f128_ps::<0x20>(u3, v3);
-            block[4].0 = _mm256_permute2f128_ps::<0x31>(u0, v0);
-            block[5].0 = _mm256_permute2f128_ps::<0x31>(u1, v1);
-            block[6].0 = _mm256_permute2f128_ps::<0x31>(u2, v2);
-            block[7].0 = _mm256_permute2f128_ps::<0x31>(u3, v3);
+            rows[0].0 = _mm256_permute2f128_ps::<0x20>(u0, v0);
+            rows[1].0 = _mm256_permute2f128_ps::<0x20>(u1, v1);
+            rows[2].0 = _mm256_permute2f128_ps::<0x20>(u2, v2);
+            rows[3].0 = _mm256_permute2f128_ps::<0x20>(u3, v3);
+            rows[4].0 = _mm256_permute2f128_ps::<0x31>(u0, v0);
+            rows[5].0 = _mm256_permute2f128_ps::<0x31>(u1, v1);
+            rows[6].0 = _mm256_permute2f128_ps::<0x31>(u2, v2);
+            rows[7].0 = _mm256_permute2f128_ps::<0x31>(u3, v3);
         }
     }
 }
 
 // SAFETY: AVX shuffles on registers only.
-unsafe impl SquareTranspose for Ymm64 {
+unsafe impl ColumnsToRows for Ymm64 {
+    type Row = Ymm64;
     #[inline(always)]
-    unsafe fn transpose_square(block: &mut [Self]) {
+    unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Self]) {
         // SAFETY: registers only; AVX, which every caller's ISA includes.
         unsafe {
-            let r = [block[0].0, block[1].0, block[2].0, block[3].0];
+            let r = [cols[0].0, cols[1].0, cols[2].0, cols[3].0];
             let t = [
                 _mm256_unpacklo_pd(r[0], r[1]),
                 _mm256_unpackhi_pd(r[0], r[1]),
                 _mm256_unpacklo_pd(r[2], r[3]),
                 _mm256_unpackhi_pd(r[2], r[3]),
             ];
-            block[0].0 = _mm256_permute2f128_pd::<0x20>(t[0], t[2]);
-            block[1].0 = _mm256_permute2f128_pd::<0x20>(t[1], t[3]);
-            block[2].0 = _mm256_permute2f128_pd::<0x31>(t[0], t[2]);
-            block[3].0 = _mm256_permute2f128_pd::<0x31>(t[1], t[3]);
+            rows[0].0 = _mm256_permute2f128_pd::<0x20>(t[0], t[2]);
+            rows[1].0 = _mm256_permute2f128_pd::<0x20>(t[1], t[3]);
+            rows[2].0 = _mm256_permute2f128_pd::<0x31>(t[0], t[2]);
+            rows[3].0 = _mm256_permute2f128_pd::<0x31>(t[1], t[3]);
+        }
+    }
+}
+
+/// The two 256-bit halves of a zmm of f32 (closures would be compiled without the caller's
+/// target features, so these are functions).
+#[inline(always)]
+unsafe fn halves_ps(v: __m512) -> (__m256, __m256) {
+    // SAFETY: registers only; AVX-512 F, which the caller has.
+    unsafe {
+        (
+            _mm512_castps512_ps256(v),
+            _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(v))),
+        )
+    }
+}
+
+/// The two 256-bit halves of a zmm of f64.
+#[inline(always)]
+unsafe fn halves_pd(v: __m512d) -> (__m256d, __m256d) {
+    // SAFETY: registers only; AVX-512 F, which the caller has.
+    unsafe { (_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd::<1>(v)) }
+}
+
+// SAFETY: AVX-512 F and AVX shuffles on registers only.
+unsafe impl ColumnsToRows for Zmm32 {
+    type Row = Ymm32;
+    #[inline(always)]
+    unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Ymm32]) {
+        // SAFETY: registers only; AVX-512 F, which every caller of a zmm type has.
+        unsafe {
+            let mut lo = [Ymm32(_mm256_setzero_ps()); 8];
+            let mut hi = [Ymm32(_mm256_setzero_ps()); 8];
+            for j in 0..8 {
+                let (l, h) = halves_ps(cols[j].0);
+                lo[j] = Ymm32(l);
+                hi[j] = Ymm32(h);
+            }
+            Ymm32::columns_to_rows(&lo, &mut rows[..8]);
+            Ymm32::columns_to_rows(&hi, &mut rows[8..]);
+        }
+    }
+}
+
+// SAFETY: AVX-512 F and AVX shuffles on registers only.
+unsafe impl ColumnsToRows for Zmm64 {
+    type Row = Ymm64;
+    #[inline(always)]
+    unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Ymm64]) {
+        // SAFETY: registers only; AVX-512 F, which every caller of a zmm type has.
+        unsafe {
+            let (l0, h0) = halves_pd(cols[0].0);
+            let (l1, h1) = halves_pd(cols[1].0);
+            let (l2, h2) = halves_pd(cols[2].0);
+            let (l3, h3) = halves_pd(cols[3].0);
+            Ymm64::columns_to_rows(
+                &[Ymm64(l0), Ymm64(l1), Ymm64(l2), Ymm64(l3)],
+                &mut rows[..4],
+            );
+            Ymm64::columns_to_rows(
+                &[Ymm64(h0), Ymm64(h1), Ymm64(h2), Ymm64(h3)],
+                &mut rows[4..],
+            );
         }
     }
 }
@@ -772,6 +842,21 @@ unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
     }
 }
 
+// SAFETY: Y's shuffles; `Vl<Y>` is a transparent wrapper of Y.
+unsafe impl<Y: LoadUnderMaskRegister + ColumnsToRows> ColumnsToRows for Vl<Y> {
+    type Row = Y::Row;
+    #[inline(always)]
+    unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Y::Row]) {
+        // SAFETY: the trait's contract; the slice of wrappers reads as Y's.
+        unsafe {
+            Y::columns_to_rows(
+                std::slice::from_raw_parts(cols.as_ptr().cast::<Y>(), cols.len()),
+                rows,
+            )
+        }
+    }
+}
+
 // SAFETY: forwards to Y's (`Vl<Y>` is a transparent wrapper of Y).
 unsafe impl<Y: LoadUnderMaskRegister + DotSimd> DotSimd for Vl<Y> {
     #[inline(always)]
@@ -858,44 +943,74 @@ unsafe impl Packed<Zmm32> for crate::types::bf16 {
 
 #[cfg(test)]
 mod tests {
-    use super::{SquareTranspose, Ymm32, Ymm64};
+    use super::{ColumnsToRows, Simd, Ymm32, Ymm64, Zmm32, Zmm64};
 
-    /// `T::transpose_square` on distinct values against the definition, where the CPU has
-    /// AVX2 and FMA (the `Simd` impls of the 256-bit types need both).
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn check_square<T: SquareTranspose>(from: fn(usize) -> T::Elem)
+    /// `T::columns_to_rows` on distinct values against the definition. Inlined into callers
+    /// that enable `T`'s features.
+    #[inline(always)]
+    unsafe fn check_columns_to_rows<T: ColumnsToRows>(from: fn(usize) -> T::Elem)
     where
         T::Elem: PartialEq + std::fmt::Debug + Default,
     {
-        let n = T::LANES;
-        let input: Vec<T::Elem> = (0..n * n).map(from).collect();
-        // SAFETY: AVX2 and FMA are enabled here and present (the caller checked); every load
-        // and store covers n elements inside `input` / `output`.
+        let (height, width) = (T::LANES, T::Row::LANES);
+        // Column-major: column c at c·height.
+        let input: Vec<T::Elem> = (0..height * width).map(from).collect();
+        // SAFETY: the caller enables and has T's features; every load and store covers one
+        // vector inside `input` / `output`.
         unsafe {
-            let mut block: Vec<T> = (0..n).map(|c| T::load(input.as_ptr().add(c * n))).collect();
-            T::transpose_square(&mut block);
-            let mut output = vec![T::Elem::default(); n * n];
-            for (r, v) in block.iter().enumerate() {
-                T::store(output.as_mut_ptr().add(r * n), *v);
+            let mut cols = Vec::new();
+            for c in 0..width {
+                cols.push(T::load(input.as_ptr().add(c * height)));
             }
-            for r in 0..n {
-                for c in 0..n {
-                    assert_eq!(output[r * n + c], input[c * n + r], "lane {c} of row {r}");
+            let mut rows = vec![T::Row::zero(); height];
+            T::columns_to_rows(&cols, &mut rows);
+            let mut output = vec![T::Elem::default(); height * width];
+            for (r, v) in rows.iter().enumerate() {
+                T::Row::store(output.as_mut_ptr().add(r * width), *v);
+            }
+            for r in 0..height {
+                for c in 0..width {
+                    assert_eq!(
+                        output[r * width + c],
+                        input[c * height + r],
+                        "lane {c} of row {r}, {height} × {width}"
+                    );
                 }
             }
         }
     }
 
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn check_256() {
+        // SAFETY: the caller checked the features enabled here.
+        unsafe {
+            check_columns_to_rows::<Ymm32>(|i| i as f32);
+            check_columns_to_rows::<Ymm64>(|i| i as f64);
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn check_512() {
+        // SAFETY: the caller checked the features enabled here.
+        unsafe {
+            check_columns_to_rows::<Zmm32>(|i| i as f32);
+            check_columns_to_rows::<Zmm64>(|i| i as f64);
+        }
+    }
+
     #[test]
-    fn square_transposes_move_every_lane() {
+    fn columns_come_back_as_rows_with_every_lane_moved() {
         if !(is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")) {
             eprintln!("skipped: no AVX2 and FMA");
             return;
         }
         // SAFETY: the features were just checked.
-        unsafe {
-            check_square::<Ymm32>(|i| i as f32);
-            check_square::<Ymm64>(|i| i as f64);
+        unsafe { check_256() };
+        if !is_x86_feature_detected!("avx512f") {
+            eprintln!("skipped the 512-bit types: no AVX-512 F");
+            return;
         }
+        // SAFETY: the feature was just checked.
+        unsafe { check_512() };
     }
 }

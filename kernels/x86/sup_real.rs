@@ -27,7 +27,7 @@
 use std::mem::MaybeUninit;
 
 use crate::kernels::SupUkrArgs;
-use crate::kernels::x86::simd::{Simd, SquareTranspose, Ymm32, Ymm64};
+use crate::kernels::x86::simd::{ColumnsToRows, Simd};
 use crate::types::{Element, Scalar};
 
 /// The widest tile any sup kernel uses, in columns (the match below covers 1..=12).
@@ -40,10 +40,10 @@ const MAX_NR: usize = 12;
 /// called from a function compiled with `V`'s and `H`'s target features on a CPU that has
 /// them.
 #[inline(always)]
-pub(crate) unsafe fn sup_real<V: Simd, H: Simd<Elem = V::Elem>, const NR: usize>(
+pub(crate) unsafe fn sup_real<V: ColumnsToRows, H: ColumnsToRows<Elem = V::Elem>, const NR: usize>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
-    V::Elem: RowBlock,
+    V::Elem: Scalar,
 {
     debug_assert!(NR <= MAX_NR && args.n >= 1 && args.n <= NR && args.m <= 2 * V::LANES);
     debug_assert!(H::LANES <= V::LANES);
@@ -110,7 +110,7 @@ unsafe fn k_step<
     acc0: &mut [V0; N],
     acc1: &mut [V1; N],
 ) where
-    V0::Elem: RowBlock,
+    V0::Elem: Scalar,
 {
     // SAFETY: the caller's.
     unsafe {
@@ -178,7 +178,7 @@ const DOT_CHUNK: usize = 64;
 #[inline(always)]
 unsafe fn dot_row<V: Simd, const NR: usize>(args: &SupUkrArgs<V::Elem, V::Elem>)
 where
-    V::Elem: RowBlock,
+    V::Elem: Scalar,
 {
     // SAFETY: A's reads stay in its row's k elements, B's in its n columns (j < n) and k
     // rows (masked past k), C's in the tile's row; the stack copy is written before it is
@@ -261,7 +261,7 @@ where
 /// <= NR`.
 #[inline(always)]
 pub(crate) unsafe fn sup_real_full<
-    V: Simd,
+    V: ColumnsToRows,
     const NR: usize,
     const GROUP: usize,
     const ONE_PASS: usize,
@@ -269,7 +269,7 @@ pub(crate) unsafe fn sup_real_full<
 >(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
-    V::Elem: RowBlock,
+    V::Elem: Scalar,
 {
     debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
     debug_assert!(GROUP >= 1 && GROUP <= ONE_PASS && ONE_PASS <= NR);
@@ -322,15 +322,15 @@ pub(crate) fn full_tile_in_one_pass<T: Element>(args: &SupUkrArgs<T, T>) -> bool
 /// As [`body`], with `args.n <= NR`.
 #[inline(always)]
 unsafe fn by_columns<
-    V0: Simd,
-    V1: Simd<Elem = V0::Elem>,
+    V0: ColumnsToRows,
+    V1: ColumnsToRows<Elem = V0::Elem>,
     const VECS: usize,
     const NR: usize,
     const FULL: bool,
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
-    V0::Elem: RowBlock,
+    V0::Elem: Scalar,
 {
     // SAFETY: passed on, with N = args.n.
     unsafe {
@@ -362,15 +362,15 @@ unsafe fn by_columns<
 /// both vector types.
 #[inline(always)]
 unsafe fn body<
-    V0: Simd,
-    V1: Simd<Elem = V0::Elem>,
+    V0: ColumnsToRows,
+    V1: ColumnsToRows<Elem = V0::Elem>,
     const VECS: usize,
     const N: usize,
     const FULL: bool,
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
-    V0::Elem: RowBlock,
+    V0::Elem: Scalar,
 {
     // Where the last vector starts, and (a constant for full tiles, so that its mask folds
     // away: plain loads and stores) how many rows it holds.
@@ -481,7 +481,7 @@ unsafe fn body<
             let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
             let tile = tile.as_mut_ptr().cast::<V0::Elem>();
             let ld = last + V1::LANES;
-            store_tile::<V0, V1, VECS, N>(tile, ld, &acc0, &acc1);
+            store_tile::<V0, V1, VECS, N>(tile, ld, &acc0, &acc1, 0);
             for j in 0..N {
                 for i in 0..m {
                     let x = args.alpha * *tile.add(j * ld + i);
@@ -499,9 +499,9 @@ unsafe fn body<
     }
 }
 
-/// The accumulators into a column-major stack tile with column stride `ld` (the first
-/// vector's rows, when VECS = 2, then the last vector's), for the epilogues that cannot store
-/// straight to C.
+/// The accumulators of columns `first..N` into a column-major stack tile with column stride
+/// `ld` (column j at j·ld; the first vector's rows, when VECS = 2, then the last vector's),
+/// for the epilogues that cannot store straight to C.
 ///
 /// # Safety
 /// `tile` writable for N columns of `ld ≥ (VECS − 1)·V0::LANES + V1::LANES` elements.
@@ -511,11 +511,12 @@ unsafe fn store_tile<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, con
     ld: usize,
     acc0: &[V0; N],
     acc1: &[V1; N],
+    first: usize,
 ) {
     let last = (VECS - 1) * V0::LANES;
     // SAFETY: each store is inside column j < N of the tile (the caller's).
     unsafe {
-        for j in 0..N {
+        for j in first..N {
             if VECS == 2 {
                 V0::store(tile.add(j * ld), acc0[j]);
             }
@@ -524,89 +525,67 @@ unsafe fn store_tile<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, con
     }
 }
 
-/// An element type with the 256-bit register that holds a square block of it
-/// (`SquareTranspose`): how [`write_rows`] turns the accumulators' columns into C's rows.
-pub(crate) trait RowBlock: Scalar {
-    /// 8 × f32 or 4 × f64.
-    type Row: SquareTranspose<Elem = Self>;
-}
-
-impl RowBlock for f32 {
-    type Row = Ymm32;
-}
-
-impl RowBlock for f64 {
-    type Row = Ymm64;
-}
-
 /// The epilogue of a tile whose C has contiguous rows (`cs_c == 1`: the transposed problem
-/// of a short, wide C, and the sup path's transposed edge tiles). The accumulators go to a
-/// stack tile by columns. Each whole block of columns (8 f32 or 4 f64) comes back as 256-bit
-/// pieces, is transposed in registers into rows, and each row updates its run of C with one
-/// 256-bit load and store. The columns past the last whole block go row by row, element by
+/// of a short, wide C, and the sup path's transposed edge tiles). Each whole block of columns
+/// (8 f32 or 4 f64) comes back from the accumulators as rows, in registers
+/// ([`blocks_to_rows`]), and each row updates its run of C with one 256-bit load and store.
+/// The columns past the last whole block go through a stack tile, row by row, element by
 /// element.
 ///
 /// Measured through CBLAS against the element-by-element row loop alone (docs/Performance.md,
-/// session 30): sgemm TT 8×64×32 1.23×, 8×64×48 1.17×, 12×48×40 1.11×, dgemm TT 4×64×32
-/// 1.08×. Blocks padded with zero columns and stored under a mask lost where N is under a
-/// block or just over (sgemm 2×96×96 0.92×, dgemm 5×96×96 0.97×), hence the loop for the rest.
+/// session 30, blocks then transposed from a stack tile): sgemm TT 8×64×32 1.23×, 8×64×48
+/// 1.17×, 12×48×40 1.11×, dgemm TT 4×64×32 1.08×. Blocks padded with zero columns and stored
+/// under a mask lost where N is under a block or just over (sgemm 2×96×96 0.92×, dgemm
+/// 5×96×96 0.97×), hence the loop for the rest. The blocks in registers rather than through
+/// the stack tile (session 34, "Row-stored C transposed in registers"): skx sgemm TT 8×64×32
+/// 1.13×, 8×128×64 1.08×, 12×48×40 1.07×, dgemm 1.01–1.02×, haswell level.
 ///
 /// # Safety
 /// As [`body`], with `m` rows, C's rows `args.rs_c` apart and its columns adjacent; AVX and
 /// FMA compiled in.
 #[inline(always)]
-unsafe fn write_rows<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, const N: usize>(
+unsafe fn write_rows<
+    V0: ColumnsToRows,
+    V1: ColumnsToRows<Elem = V0::Elem>,
+    const VECS: usize,
+    const N: usize,
+>(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
     m: usize,
     acc0: &[V0; N],
     acc1: &[V1; N],
-    (alpha_is_one, beta_is_zero): (bool, bool),
+    scalars: (bool, bool),
 ) where
-    V0::Elem: RowBlock,
+    V0::Elem: Scalar,
 {
-    type Row<T> = <T as RowBlock>::Row;
-    let block = Row::<V0::Elem>::LANES;
+    // Both vectors' rows are 256-bit registers of the same element.
+    let block = V0::Row::LANES;
     let last = (VECS - 1) * V0::LANES;
-    // The stack tile's column stride: a whole number of blocks, since every vector type holds
-    // a multiple of 32 bytes.
-    let ld = last + V1::LANES;
     let whole = N / block * block;
-    // SAFETY: the stack tile holds ld·N ≤ 32·12 elements, all written before they are read;
-    // the block loads read rows < ld (first_row < m ≤ ld, both multiples of the block) of
-    // columns < whole ≤ N. C is read (beta ≠ 0) and written only in rows < m, columns < N:
-    // memory the contract makes valid.
+    // SAFETY: `blocks_to_rows` has this function's contract. The stack tile holds ld·N ≤
+    // 32·12 elements, and only its columns from `whole` are written and read; C is read and
+    // written in rows < m, columns whole..N: memory the contract makes valid.
     unsafe {
-        let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
-        let tile = tile.as_mut_ptr().cast::<V0::Elem>();
-        store_tile::<V0, V1, VECS, N>(tile, ld, acc0, acc1);
+        // The four (alpha = 1?, beta = 0?) cases as instances of their own, with no branch
+        // per row: 2–4 % faster on sgemm TT 8×64×32 and dgemm TT 4×64×32 (session 34) than
+        // with the flags tested at each row.
+        match scalars {
+            (true, true) => blocks_to_rows::<V0, V1, VECS, N, true, true>(args, m, acc0, acc1),
+            (true, false) => blocks_to_rows::<V0, V1, VECS, N, true, false>(args, m, acc0, acc1),
+            (false, true) => blocks_to_rows::<V0, V1, VECS, N, false, true>(args, m, acc0, acc1),
+            (false, false) => blocks_to_rows::<V0, V1, VECS, N, false, false>(args, m, acc0, acc1),
+        }
+        if whole == N {
+            return;
+        }
         let row = |i: usize| args.c.offset(i as isize * args.rs_c);
         let (alpha, beta) = (args.alpha, args.beta);
-        let (alpha_v, beta_v) = (Row::<V0::Elem>::splat(alpha), Row::<V0::Elem>::splat(beta));
-        let mut rows = [Row::<V0::Elem>::zero(); 8];
-        for first_col in (0..whole).step_by(block) {
-            for first_row in (0..m).step_by(block) {
-                for (c, r) in rows.iter_mut().enumerate().take(block) {
-                    *r = Row::<V0::Elem>::load(tile.add((first_col + c) * ld + first_row));
-                }
-                Row::<V0::Elem>::transpose_square(&mut rows[..block]);
-                for (r, &x) in rows.iter().enumerate().take(block.min(m - first_row)) {
-                    let p = row(first_row + r).add(first_col);
-                    let x = if alpha_is_one {
-                        x
-                    } else {
-                        Row::<V0::Elem>::mul(alpha_v, x)
-                    };
-                    let y = if beta_is_zero {
-                        x
-                    } else {
-                        Row::<V0::Elem>::fma(beta_v, Row::<V0::Elem>::load(p), x)
-                    };
-                    Row::<V0::Elem>::store(p, y);
-                }
-            }
-        }
-        // The rest, the alpha/beta cases as loops of their own.
-        match (alpha_is_one, beta_is_zero) {
+        let ld = last + V1::LANES;
+        let mut tile = MaybeUninit::<[V0::Elem; 2 * 16 * MAX_NR]>::uninit();
+        let tile = tile.as_mut_ptr().cast::<V0::Elem>();
+        store_tile::<V0, V1, VECS, N>(tile, ld, acc0, acc1, whole);
+        // The alpha/beta cases as loops of their own.
+        match scalars {
             (true, true) => {
                 for i in 0..m {
                     for j in whole..N {
@@ -630,6 +609,81 @@ unsafe fn write_rows<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, con
                 }
             }
         }
+    }
+}
+
+/// The whole blocks of columns of [`write_rows`], with alpha = 1 (`ALPHA_ONE`) and beta = 0
+/// (`BETA_ZERO`) constants.
+///
+/// # Safety
+/// As [`write_rows`].
+#[inline(always)]
+unsafe fn blocks_to_rows<
+    V0: ColumnsToRows,
+    V1: ColumnsToRows<Elem = V0::Elem>,
+    const VECS: usize,
+    const N: usize,
+    const ALPHA_ONE: bool,
+    const BETA_ZERO: bool,
+>(
+    args: &SupUkrArgs<V0::Elem, V0::Elem>,
+    m: usize,
+    acc0: &[V0; N],
+    acc1: &[V1; N],
+) where
+    V0::Elem: Scalar,
+{
+    let block = V0::Row::LANES;
+    let last = (VECS - 1) * V0::LANES;
+    // SAFETY: as in `write_rows`: accumulator columns below N, C's rows below m and columns
+    // below N.
+    unsafe {
+        let row = |i: usize| args.c.offset(i as isize * args.rs_c);
+        let (alpha0, beta0) = (V0::Row::splat(args.alpha), V0::Row::splat(args.beta));
+        let (alpha1, beta1) = (V1::Row::splat(args.alpha), V1::Row::splat(args.beta));
+        // Room for the widest vector's rows (16 f32).
+        let mut rows0 = [V0::Row::zero(); 16];
+        let mut rows1 = [V1::Row::zero(); 16];
+        for first_col in (0..N / block * block).step_by(block) {
+            if VECS == 2 {
+                V0::columns_to_rows(&acc0[first_col..], &mut rows0);
+                for (r, &x) in rows0.iter().enumerate().take(V0::LANES) {
+                    update_row::<_, ALPHA_ONE, BETA_ZERO>(row(r).add(first_col), x, alpha0, beta0);
+                }
+            }
+            V1::columns_to_rows(&acc1[first_col..], &mut rows1);
+            // A loop of constant length, so that it unrolls and the rows stay in registers.
+            for (r, &x) in rows1.iter().enumerate().take(V1::LANES) {
+                if last + r < m {
+                    let p = row(last + r).add(first_col);
+                    update_row::<_, ALPHA_ONE, BETA_ZERO>(p, x, alpha1, beta1);
+                }
+            }
+        }
+    }
+}
+
+/// One row of C at `p` := alpha·x + beta·(the row), with alpha = 1 (`ALPHA_ONE`) taken
+/// without arithmetic and beta = 0 (`BETA_ZERO`) without reading C.
+///
+/// # Safety
+/// `p` readable and writable for one `R`; `R`'s features compiled in.
+#[inline(always)]
+unsafe fn update_row<R: Simd, const ALPHA_ONE: bool, const BETA_ZERO: bool>(
+    p: *mut R::Elem,
+    x: R,
+    alpha: R,
+    beta: R,
+) {
+    // SAFETY: the caller's.
+    unsafe {
+        let x = if ALPHA_ONE { x } else { R::mul(alpha, x) };
+        let y = if BETA_ZERO {
+            x
+        } else {
+            R::fma(beta, R::load(p), x)
+        };
+        R::store(p, y);
     }
 }
 
@@ -658,7 +712,7 @@ unsafe fn k_loop<
     b_offsets: &[isize; N],
 ) -> ([V0; N], [V1; N])
 where
-    V0::Elem: RowBlock,
+    V0::Elem: Scalar,
 {
     // SAFETY: the caller's: the first vector's rows are all in the tile, the last vector's
     // loads are masked to its rows (or exactly its rows when FULL), broadcasts stay in B's N
