@@ -561,7 +561,12 @@ unsafe fn write_rows<
     // Both vectors' rows are 256-bit registers of the same element.
     let block = V0::Row::LANES;
     let last = (VECS - 1) * V0::LANES;
-    let whole = N / block * block;
+    // The columns that `blocks_to_rows` leaves, if any.
+    let whole = if masked_rows::<V0, V1>() {
+        N
+    } else {
+        N / block * block
+    };
     // SAFETY: `blocks_to_rows` has this function's contract. The stack tile holds ld·N ≤
     // 32·12 elements, and only its columns from `whole` are written and read; C is read and
     // written in rows < m, columns whole..N: memory the contract makes valid.
@@ -612,8 +617,9 @@ unsafe fn write_rows<
     }
 }
 
-/// The whole blocks of columns of [`write_rows`], with alpha = 1 (`ALPHA_ONE`) and beta = 0
-/// (`BETA_ZERO`) constants.
+/// The blocks of columns of [`write_rows`], with alpha = 1 (`ALPHA_ONE`) and beta = 0
+/// (`BETA_ZERO`) constants: the whole ones, and the last, partial one too where
+/// [`masked_rows`].
 ///
 /// # Safety
 /// As [`write_rows`].
@@ -634,56 +640,128 @@ unsafe fn blocks_to_rows<
     V0::Elem: Scalar,
 {
     let block = V0::Row::LANES;
-    let last = (VECS - 1) * V0::LANES;
     // SAFETY: as in `write_rows`: accumulator columns below N, C's rows below m and columns
     // below N.
     unsafe {
-        let row = |i: usize| args.c.offset(i as isize * args.rs_c);
-        let (alpha0, beta0) = (V0::Row::splat(args.alpha), V0::Row::splat(args.beta));
-        let (alpha1, beta1) = (V1::Row::splat(args.alpha), V1::Row::splat(args.beta));
-        // Room for the widest vector's rows (16 f32).
-        let mut rows0 = [V0::Row::zero(); 16];
-        let mut rows1 = [V1::Row::zero(); 16];
-        for first_col in (0..N / block * block).step_by(block) {
-            if VECS == 2 {
-                V0::columns_to_rows(&acc0[first_col..], &mut rows0);
-                for (r, &x) in rows0.iter().enumerate().take(V0::LANES) {
-                    update_row::<_, ALPHA_ONE, BETA_ZERO>(row(r).add(first_col), x, alpha0, beta0);
-                }
+        let whole = N / block * block;
+        for first_col in (0..whole).step_by(block) {
+            block_to_rows::<V0, V1, VECS, ALPHA_ONE, BETA_ZERO, false>(
+                args,
+                m,
+                &acc0[first_col..],
+                &acc1[first_col..],
+                first_col,
+                block,
+            );
+        }
+        if whole < N && masked_rows::<V0, V1>() {
+            // The last, partial block: its columns past N repeat column N − 1, and the rows
+            // are stored under a mask.
+            let mut pad0 = [V0::zero(); 8];
+            let mut pad1 = [V1::zero(); 8];
+            for c in 0..block {
+                pad0[c] = acc0[(whole + c).min(N - 1)];
+                pad1[c] = acc1[(whole + c).min(N - 1)];
             }
-            V1::columns_to_rows(&acc1[first_col..], &mut rows1);
-            // A loop of constant length, so that it unrolls and the rows stay in registers.
-            for (r, &x) in rows1.iter().enumerate().take(V1::LANES) {
-                if last + r < m {
-                    let p = row(last + r).add(first_col);
-                    update_row::<_, ALPHA_ONE, BETA_ZERO>(p, x, alpha1, beta1);
-                }
+            block_to_rows::<V0, V1, VECS, ALPHA_ONE, BETA_ZERO, true>(
+                args,
+                m,
+                &pad0,
+                &pad1,
+                whole,
+                N - whole,
+            );
+        }
+    }
+}
+
+/// Whether both vector types write a partial block of columns by rows under a mask
+/// (`ColumnsToRows::MASKED_ROWS`).
+#[inline(always)]
+fn masked_rows<V0: ColumnsToRows, V1: ColumnsToRows>() -> bool {
+    V0::MASKED_ROWS && V1::MASKED_ROWS
+}
+
+/// One block of columns of [`blocks_to_rows`]: `cols0` and `cols1` (a block's worth each),
+/// C's columns from `first_col`, the first `width` of them (under a mask when `MASKED`).
+///
+/// # Safety
+/// As [`write_rows`], with `first_col + width ≤ N`.
+#[inline(always)]
+unsafe fn block_to_rows<
+    V0: ColumnsToRows,
+    V1: ColumnsToRows<Elem = V0::Elem>,
+    const VECS: usize,
+    const ALPHA_ONE: bool,
+    const BETA_ZERO: bool,
+    const MASKED: bool,
+>(
+    args: &SupUkrArgs<V0::Elem, V0::Elem>,
+    m: usize,
+    cols0: &[V0],
+    cols1: &[V1],
+    first_col: usize,
+    width: usize,
+) where
+    V0::Elem: Scalar,
+{
+    let last = (VECS - 1) * V0::LANES;
+    // SAFETY: the caller's; rows below m, columns first_col..first_col + width.
+    unsafe {
+        let row = |i: usize| args.c.offset(i as isize * args.rs_c).add(first_col);
+        // Room for the widest vector's rows (16 f32).
+        let mut rows = [V0::Row::zero(); 16];
+        if VECS == 2 {
+            let (alpha, beta) = (V0::Row::splat(args.alpha), V0::Row::splat(args.beta));
+            let mask = V0::Row::mask(width);
+            V0::columns_to_rows(cols0, &mut rows);
+            for (r, &x) in rows.iter().enumerate().take(V0::LANES) {
+                update_row::<_, ALPHA_ONE, BETA_ZERO, MASKED>(row(r), x, alpha, beta, mask);
+            }
+        }
+        let mut rows = [V1::Row::zero(); 16];
+        let (alpha, beta) = (V1::Row::splat(args.alpha), V1::Row::splat(args.beta));
+        let mask = V1::Row::mask(width);
+        V1::columns_to_rows(cols1, &mut rows);
+        // A loop of constant length, so that it unrolls and the rows stay in registers.
+        for (r, &x) in rows.iter().enumerate().take(V1::LANES) {
+            if last + r < m {
+                update_row::<_, ALPHA_ONE, BETA_ZERO, MASKED>(row(last + r), x, alpha, beta, mask);
             }
         }
     }
 }
 
 /// One row of C at `p` := alpha·x + beta·(the row), with alpha = 1 (`ALPHA_ONE`) taken
-/// without arithmetic and beta = 0 (`BETA_ZERO`) without reading C.
+/// without arithmetic and beta = 0 (`BETA_ZERO`) without reading C; only `mask`'s lanes
+/// when `MASKED`.
 ///
 /// # Safety
-/// `p` readable and writable for one `R`; `R`'s features compiled in.
+/// `p` readable and writable for one `R` (its masked lanes when `MASKED`); `R`'s features
+/// compiled in.
 #[inline(always)]
-unsafe fn update_row<R: Simd, const ALPHA_ONE: bool, const BETA_ZERO: bool>(
+unsafe fn update_row<R: Simd, const ALPHA_ONE: bool, const BETA_ZERO: bool, const MASKED: bool>(
     p: *mut R::Elem,
     x: R,
     alpha: R,
     beta: R,
+    mask: R::Mask,
 ) {
     // SAFETY: the caller's.
     unsafe {
         let x = if ALPHA_ONE { x } else { R::mul(alpha, x) };
         let y = if BETA_ZERO {
             x
+        } else if MASKED {
+            R::fma(beta, R::load_masked(p, mask), x)
         } else {
             R::fma(beta, R::load(p), x)
         };
-        R::store(p, y);
+        if MASKED {
+            R::store_masked(p, mask, y)
+        } else {
+            R::store(p, y)
+        }
     }
 }
 
