@@ -70,6 +70,10 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_c_bytes_if_k_split: usize::MAX,
     max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
+    // Forced haswell, session 34: 1.07–1.37× as it is up to dgemm m = 18 and sgemm m = 27,
+    // but sgemm 33×64×40 0.89 and 63×96×96 0.93 (docs/Performance.md, "TT transposed past
+    // 60 bytes").
+    max_transposed_partial_column_bytes: 128,
 };
 
 /// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a

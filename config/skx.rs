@@ -81,6 +81,9 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_c_bytes_if_k_split: 512 << 10,
     max_b_k_span_bytes: 512 << 10,
     pack_a_only: PackAOnly::WhenBSpreadsOverL1,
+    // Measured up to 256 bytes (sgemm m = 63, dgemm m = 31): 1.04–1.43× as it is (session 34;
+    // docs/Performance.md, "TT transposed past 60 bytes").
+    max_transposed_partial_column_bytes: 256,
 };
 
 /// The widest C computed by the gemv columns kernel (four columns a call, each vector of A

@@ -89,6 +89,12 @@ pub struct SupLimits {
     /// What happens to a one-thread problem past the limits above: the loop nest packs A
     /// and B, or the sup kernel reads B in place with only A packed (`frame/l3/sup.rs`).
     pub pack_a_only: PackAOnly,
+    /// A short, wide C with op(A)'s rows and op(B)'s rows contiguous (TT of column-major
+    /// operands) whose columns are not a whole number of the kernel's vectors (half its MR)
+    /// goes transposed up to this many bytes a column, reading both operands in place
+    /// (`gemm::short_and_wide_with_b_rows`); as it is, op(A) is copied and its last vector
+    /// masked. Shorter columns (under 60 bytes) go transposed whatever this is.
+    pub max_transposed_partial_column_bytes: usize,
 }
 
 /// When a one-thread problem too large for the sup path packs only A: the sup kernel then

@@ -321,6 +321,44 @@ fn short_wide_problems_with_b_rows_contiguous() {
     }
 }
 
+/// Short, wide C with op(A)'s and op(B)'s rows contiguous past 60 bytes a column, which goes
+/// transposed where its columns end in a partial vector of the kernel, up to the
+/// configuration's `max_transposed_partial_column_bytes` (skx: 256 bytes, haswell 128), and
+/// as it is on whole vectors and past the limit: m from 16 to 65 (f32) or their f64 halves
+/// and more, n past m, k either side of 32, every op(A), A and C column-stored or not, every
+/// alpha/beta class (NaN in C under beta = 0), on each configuration as is.
+#[test]
+fn short_wide_problems_past_sixty_bytes_with_a_rows_contiguous() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, _| {
+            let mut seed = 13_000;
+            for m in [16, 17, 20, 31, 32, 33, 50, 63, 64, 65] {
+                for n in [m + 1, 97] {
+                    for k in [31, 32, 64, 130] {
+                        for op_b in [Op::T, Op::C] {
+                            for op_a in Op::ALL {
+                                for st_c in [Storage::Col, Storage::Gen] {
+                                    seed += 1;
+                                    let case = Case {
+                                        op_a,
+                                        op_b,
+                                        st_c,
+                                        ..Case::new(m, n, k)
+                                    }
+                                    .with_classes_of(seed);
+                                    // NaN in C must vanish under beta = 0.
+                                    let nan_in_c = case.beta == ScalarClass::Zero;
+                                    run(&full, &Case { nan_in_c, ..case }, seed as u64);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Short, wide C whose op(B) has contiguous columns (B column-stored as is, or row-stored
 /// and transposed), which the real dtypes compute as dot products (`frame/l3/dots.rs`), and
 /// its transpose, a tall C of a few columns: m = 2…8 rows (one kernel call or two), k
@@ -523,6 +561,7 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         max_c_bytes_if_k_split: usize::MAX,
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Always,
+        max_transposed_partial_column_bytes: 0,
     })
 }
 

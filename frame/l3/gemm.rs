@@ -164,6 +164,9 @@ const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
 /// transposed against as it is, through `cblas_{s,d}gemm` TT: sgemm 13×96×96 1.06, 14×64×48
 /// 1.10, dgemm 7×96×96 1.19, 7×40×32 1.06; not for a whole 512-bit vector or more: sgemm
 /// 15×48×32 0.90, 16×96×96 0.92, 16×256×256 0.95, dgemm 8×96×96 0.98, 8×256×256 0.99.
+/// Past it, columns that end in a partial vector go transposed up to the configuration's
+/// `SupLimits::max_transposed_partial_column_bytes` (since session 34, whose row-stored
+/// epilogue in registers read sgemm 15×48×32 1.08 transposed).
 const MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS: usize = 60;
 
 /// The shortest k for which a C with columns of 32 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes
@@ -224,14 +227,28 @@ pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     } else {
         (MAX_TRANSPOSED_COLUMN_BYTES, WIDE_COLUMN_MIN_K)
     };
-    column_bytes < max_bytes
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
+    // Past the byte limit, TT still goes transposed where C's columns end in a partial
+    // vector, up to the configuration's limit (`SupLimits::max_transposed_partial_column_bytes`).
+    // Transposed against as it is, through `cblas_{s,d}gemm` TT (session 34, after the
+    // row-stored epilogue went into registers, `sup_real.rs`): skx dgemm 10×64×64 1.43,
+    // 12×48×40 1.16, 12×256×256 1.12, 30×256×256 1.09, sgemm 15×48×32 1.08, 20×64×48 1.35,
+    // 33×64×40 1.15, 50×256×256 1.18; whole vectors stay as they are, where the transposed
+    // problem was level at best and lost on haswell (skx sgemm 16×96×96 0.96, 32×96×96 0.98;
+    // haswell dgemm 8×96×96 0.76, sgemm 32×64×64 0.80).
+    let partial_vector = m % (sup.tile().0 / 2).max(1) != 0;
+    let short_enough = column_bytes < max_bytes
+        || (a_rows
+            && partial_vector
+            && column_bytes <= sup.limits().max_transposed_partial_column_bytes);
+    short_enough
         && n > m
         && k >= min_k
         && b.col_stride() == 1
         && b.row_stride() != 1
-        && kernel
-            .sup()
-            .is_some_and(|sup| sup.suits(n, m, k, Some(b.row_stride().unsigned_abs())))
+        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by

@@ -1026,6 +1026,7 @@ mod tests {
         max_c_bytes_if_k_split: 512 << 10,
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::WhenBSpreadsOverL1,
+        max_transposed_partial_column_bytes: 256,
     };
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.

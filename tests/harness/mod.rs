@@ -244,6 +244,7 @@ pub fn no_sup_limits() -> SupLimits {
         max_c_bytes_if_k_split: usize::MAX,
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Never,
+        max_transposed_partial_column_bytes: 0,
     }
 }
 
