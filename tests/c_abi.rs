@@ -72,8 +72,12 @@ fn a_c_program_gets_right_results_and_its_own_error_handlers() {
         String::from_utf8_lossy(&compiled.stderr)
     );
     // cargo test puts its own target folders on LD_LIBRARY_PATH, which outranks the rpath
-    // and may hold an older liboxblis.so.
-    let run = Command::new(&exe)
+    // and may hold an older liboxblis.so. The program runs on a 2 MiB stack, a spawned Rust
+    // thread's default: the library here is unoptimized (the dev profile), where the sup
+    // kernels' frames once grew to 10 MiB (build.rs).
+    let run = Command::new("sh")
+        .args(["-c", "ulimit -s 2048 && exec \"$0\""])
+        .arg(&exe)
         .env("LD_LIBRARY_PATH", &lib_dir)
         .output()
         .unwrap();

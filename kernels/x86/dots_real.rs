@@ -256,7 +256,9 @@ where
 ///
 /// # Safety
 /// As [`dots_in_place`], with `args.m == R` and `j + N <= args.n`.
-#[inline(always)]
+// Its own function when unoptimized (build.rs: the dispatchers' frames stay small).
+#[cfg_attr(not(oxblis_unoptimized), inline(always))]
+#[cfg_attr(oxblis_unoptimized, inline(never))]
 unsafe fn block<V: DotSimd, const R: usize, const N: usize>(
     args: &DotsUkrArgs<V::Elem, V::Elem>,
     j: usize,

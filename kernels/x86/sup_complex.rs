@@ -111,7 +111,9 @@ unsafe fn by_columns<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, con
 /// As [`sup_complex`], with `args.n == N`, `(VECS − 1)·V0::LANES/2 < args.m <= (VECS −
 /// 1)·V0::LANES/2 + V1::LANES/2` (`==` when FULL), and the CPU features of both vector
 /// types.
-#[inline(always)]
+// Its own function when unoptimized (build.rs: the dispatchers' frames stay small).
+#[cfg_attr(not(oxblis_unoptimized), inline(always))]
+#[cfg_attr(oxblis_unoptimized, inline(never))]
 unsafe fn body<
     V0: Simd,
     V1: Simd<Elem = V0::Elem>,

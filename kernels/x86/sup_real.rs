@@ -360,7 +360,9 @@ unsafe fn by_columns<
 /// As [`sup_real`], with `args.n == N`, `(VECS − 1)·V0::LANES < args.m <= (VECS −
 /// 1)·V0::LANES + V1::LANES` (`==` and `args.rs_c == 1` when FULL), and the CPU features of
 /// both vector types.
-#[inline(always)]
+// Its own function when unoptimized (build.rs: the dispatchers' frames stay small).
+#[cfg_attr(not(oxblis_unoptimized), inline(always))]
+#[cfg_attr(oxblis_unoptimized, inline(never))]
 unsafe fn body<
     V0: ColumnsToRows,
     V1: ColumnsToRows<Elem = V0::Elem>,
