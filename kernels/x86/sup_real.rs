@@ -531,16 +531,18 @@ unsafe fn store_tile<V0: Simd, V1: Simd<Elem = V0::Elem>, const VECS: usize, con
 /// of a short, wide C, and the sup path's transposed edge tiles). Each whole block of columns
 /// (8 f32 or 4 f64) comes back from the accumulators as rows, in registers
 /// ([`blocks_to_rows`]), and each row updates its run of C with one 256-bit load and store.
-/// The columns past the last whole block go through a stack tile, row by row, element by
-/// element.
+/// The columns past the last whole block go the same way, padded, their rows stored under a
+/// mask, where [`masked_rows`] (skx); elsewhere (haswell) through a stack tile, row by row,
+/// element by element.
 ///
 /// Measured through CBLAS against the element-by-element row loop alone (docs/Performance.md,
 /// session 30, blocks then transposed from a stack tile): sgemm TT 8×64×32 1.23×, 8×64×48
 /// 1.17×, 12×48×40 1.11×, dgemm TT 4×64×32 1.08×. Blocks padded with zero columns and stored
-/// under a mask lost where N is under a block or just over (sgemm 2×96×96 0.92×, dgemm
-/// 5×96×96 0.97×), hence the loop for the rest. The blocks in registers rather than through
-/// the stack tile (session 34, "Row-stored C transposed in registers"): skx sgemm TT 8×64×32
-/// 1.13×, 8×128×64 1.08×, 12×48×40 1.07×, dgemm 1.01–1.02×, haswell level.
+/// under a mask from that stack tile lost where N is under a block or just over (sgemm
+/// 2×96×96 0.92×, dgemm 5×96×96 0.97×). The blocks in registers rather than through the
+/// stack tile (session 34, "Row-stored C transposed in registers"): skx sgemm TT 8×64×32
+/// 1.13×, 8×128×64 1.08×, 12×48×40 1.07×, dgemm 1.01–1.02×, haswell level; and then the last
+/// columns under a mask on skx: sgemm TT 4×64×48 1.17×, 6×64×64 1.15×, dgemm 1.05–1.07×.
 ///
 /// # Safety
 /// As [`body`], with `m` rows, C's rows `args.rs_c` apart and its columns adjacent; AVX and
