@@ -122,8 +122,16 @@ pub(crate) unsafe trait ColumnsToRows: Simd {
     /// dgemm 0.90–1.01): there the columns go element by element.
     const MASKED_ROWS: bool;
     /// Lane r of `cols[c]` into lane c of `rows[r]`, for c < `Row::LANES` and r < `LANES`
-    /// (`cols` and `rows` at least that long).
+    /// (`rows` at least that long, `cols` not empty). Past the end of a shorter `cols` its
+    /// last column repeats (a partial block, whose extra lanes the caller does not store).
     unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Self::Row]);
+}
+
+/// `cols[c]`, or the last of `cols` past its end (`ColumnsToRows::columns_to_rows`). A
+/// function, not a closure, as everything the kernels inline.
+#[inline(always)]
+fn column<T: Copy>(cols: &[T], c: usize) -> T {
+    cols[c.min(cols.len() - 1)]
 }
 
 /// 16 × f32 in a zmm register (AVX-512 F).
@@ -632,8 +640,14 @@ unsafe impl ColumnsToRows for Ymm32 {
         // SAFETY: registers only; AVX, which every caller's ISA includes.
         unsafe {
             let r = [
-                cols[0].0, cols[1].0, cols[2].0, cols[3].0, cols[4].0, cols[5].0, cols[6].0,
-                cols[7].0,
+                column(cols, 0).0,
+                column(cols, 1).0,
+                column(cols, 2).0,
+                column(cols, 3).0,
+                column(cols, 4).0,
+                column(cols, 5).0,
+                column(cols, 6).0,
+                column(cols, 7).0,
             ];
             // Rows interleaved in pairs, per 128-bit lane.
             let t0 = _mm256_unpacklo_ps(r[0], r[1]);
@@ -675,7 +689,12 @@ unsafe impl ColumnsToRows for Ymm64 {
     unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Self]) {
         // SAFETY: registers only; AVX, which every caller's ISA includes.
         unsafe {
-            let r = [cols[0].0, cols[1].0, cols[2].0, cols[3].0];
+            let r = [
+                column(cols, 0).0,
+                column(cols, 1).0,
+                column(cols, 2).0,
+                column(cols, 3).0,
+            ];
             let t = [
                 _mm256_unpacklo_pd(r[0], r[1]),
                 _mm256_unpackhi_pd(r[0], r[1]),
@@ -721,7 +740,7 @@ unsafe impl ColumnsToRows for Zmm32 {
             let mut lo = [Ymm32(_mm256_setzero_ps()); 8];
             let mut hi = [Ymm32(_mm256_setzero_ps()); 8];
             for j in 0..8 {
-                let (l, h) = halves_ps(cols[j].0);
+                let (l, h) = halves_ps(column(cols, j).0);
                 lo[j] = Ymm32(l);
                 hi[j] = Ymm32(h);
             }
@@ -739,10 +758,10 @@ unsafe impl ColumnsToRows for Zmm64 {
     unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Ymm64]) {
         // SAFETY: registers only; AVX-512 F, which every caller of a zmm type has.
         unsafe {
-            let (l0, h0) = halves_pd(cols[0].0);
-            let (l1, h1) = halves_pd(cols[1].0);
-            let (l2, h2) = halves_pd(cols[2].0);
-            let (l3, h3) = halves_pd(cols[3].0);
+            let (l0, h0) = halves_pd(column(cols, 0).0);
+            let (l1, h1) = halves_pd(column(cols, 1).0);
+            let (l2, h2) = halves_pd(column(cols, 2).0);
+            let (l3, h3) = halves_pd(column(cols, 3).0);
             Ymm64::columns_to_rows(
                 &[Ymm64(l0), Ymm64(l1), Ymm64(l2), Ymm64(l3)],
                 &mut rows[..4],
@@ -860,13 +879,20 @@ unsafe impl<Y: LoadUnderMaskRegister + ColumnsToRows> ColumnsToRows for Vl<Y> {
     const MASKED_ROWS: bool = true;
     #[inline(always)]
     unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Y::Row]) {
-        // SAFETY: the trait's contract; the slice of wrappers reads as Y's.
-        unsafe {
-            Y::columns_to_rows(
-                std::slice::from_raw_parts(cols.as_ptr().cast::<Y>(), cols.len()),
-                rows,
-            )
-        }
+        // The wrapped registers by value, without reading the slice through a pointer cast.
+        // A block has at most 8 columns; past `cols` the last one repeats.
+        let ys = [
+            column(cols, 0).0,
+            column(cols, 1).0,
+            column(cols, 2).0,
+            column(cols, 3).0,
+            column(cols, 4).0,
+            column(cols, 5).0,
+            column(cols, 6).0,
+            column(cols, 7).0,
+        ];
+        // SAFETY: the trait's contract.
+        unsafe { Y::columns_to_rows(&ys, rows) }
     }
 }
 
