@@ -134,6 +134,21 @@ fn column<T: Copy>(cols: &[T], c: usize) -> T {
     cols[c.min(cols.len() - 1)]
 }
 
+/// A block's eight columns by value, the last of `cols` repeated past its end.
+#[inline(always)]
+fn eight_columns<T: Copy>(cols: &[T]) -> [T; 8] {
+    [
+        column(cols, 0),
+        column(cols, 1),
+        column(cols, 2),
+        column(cols, 3),
+        column(cols, 4),
+        column(cols, 5),
+        column(cols, 6),
+        column(cols, 7),
+    ]
+}
+
 /// 16 × f32 in a zmm register (AVX-512 F).
 #[derive(Clone, Copy)]
 #[repr(transparent)]
@@ -639,16 +654,17 @@ unsafe impl ColumnsToRows for Ymm32 {
         // a tile's epilogue took twice as long as the element loop it replaced).
         // SAFETY: registers only; AVX, which every caller's ISA includes.
         unsafe {
-            let r = [
-                column(cols, 0).0,
-                column(cols, 1).0,
-                column(cols, 2).0,
-                column(cols, 3).0,
-                column(cols, 4).0,
-                column(cols, 5).0,
-                column(cols, 6).0,
-                column(cols, 7).0,
-            ];
+            let [
+                Ymm32(r0),
+                Ymm32(r1),
+                Ymm32(r2),
+                Ymm32(r3),
+                Ymm32(r4),
+                Ymm32(r5),
+                Ymm32(r6),
+                Ymm32(r7),
+            ] = eight_columns(cols);
+            let r = [r0, r1, r2, r3, r4, r5, r6, r7];
             // Rows interleaved in pairs, per 128-bit lane.
             let t0 = _mm256_unpacklo_ps(r[0], r[1]);
             let t1 = _mm256_unpackhi_ps(r[0], r[1]);
@@ -881,16 +897,17 @@ unsafe impl<Y: LoadUnderMaskRegister + ColumnsToRows> ColumnsToRows for Vl<Y> {
     unsafe fn columns_to_rows(cols: &[Self], rows: &mut [Y::Row]) {
         // The wrapped registers by value, without reading the slice through a pointer cast.
         // A block has at most 8 columns; past `cols` the last one repeats.
-        let ys = [
-            column(cols, 0).0,
-            column(cols, 1).0,
-            column(cols, 2).0,
-            column(cols, 3).0,
-            column(cols, 4).0,
-            column(cols, 5).0,
-            column(cols, 6).0,
-            column(cols, 7).0,
-        ];
+        let [
+            Vl(y0),
+            Vl(y1),
+            Vl(y2),
+            Vl(y3),
+            Vl(y4),
+            Vl(y5),
+            Vl(y6),
+            Vl(y7),
+        ] = eight_columns(cols);
+        let ys = [y0, y1, y2, y3, y4, y5, y6, y7];
         // SAFETY: the trait's contract.
         unsafe { Y::columns_to_rows(&ys, rows) }
     }
