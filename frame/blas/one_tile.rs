@@ -1,6 +1,6 @@
-//! The BLAS entry points' shortcut for a problem of one sup tile, or one row of up to
-//! [`ROW_TILES`] tiles: straight from the reference checks to the kernel calls of
-//! `frame/l3/one_tile.rs`.
+//! The BLAS entry points' shortcut for a problem of a few sup tiles (up to `TILE_ROWS` rows
+//! of up to `ROW_TILES`, `frame/l3/one_tile.rs`): straight from the reference checks to the
+//! kernel calls there.
 //!
 //! At such sizes the layers between the C ABI and the kernel are most of a call's time: a
 //! 2×2×2 `cblas_dgemm` took 34 ns through [`crate::gemm_ex`]'s checks and dispatch and 14 ns
@@ -10,20 +10,20 @@
 //! bytes lie apart from A's and B's, tested on the column-major arrays directly.
 //!
 //! The dispatch is `gemm_front`'s own (`gemm_shortcuts`: a short, wide C with op(B)'s
-//! columns contiguous as dot products, then the row of tiles), so the same problems reach the
-//! same kernel calls, and anything else (alpha = 0, k = 0, a gemv
-//! shape, several rows of tiles, arrays whose spans meet) takes the usual path, which tells
-//! an overlap from arrays that merely interleave.
+//! columns contiguous as dot products, then the rows of tiles), so the same problems reach
+//! the same kernel calls, and anything else (alpha = 0, k = 0, a gemv shape, more tiles,
+//! arrays whose spans meet) takes the usual path, which tells an overlap from arrays that
+//! merely interleave.
 
-use crate::blas::gemm::{GemmArgs, op};
+use crate::blas::gemm::{GemmArgs, Op, op};
 use crate::cntx::Cntx;
 use crate::l3::gemm::gemm_shortcuts;
-use crate::l3::one_tile::{ONE_TILE_MAX_K, ROW_TILES};
+use crate::l3::one_tile::few_tiles;
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// Computes the call through `gemm_front`'s shortcuts (dot products, or sup kernel calls)
-/// when it is one row of at most [`ROW_TILES`] tiles of `cntx`'s kernel that one of them
+/// when it is a problem of a few tiles of `cntx`'s kernel (`few_tiles`) that one of them
 /// takes and C's bytes lie apart from A's and B's, and returns true;
 /// returns false, having touched nothing, otherwise.
 ///
@@ -45,10 +45,19 @@ where
     };
     // All non-negative (checked by the caller).
     let (m, n, k) = (args.m as usize, args.n as usize, args.k as usize);
-    let (mr, nr) = sup.tile();
     // gemm_front sends one column or one row to the gemv kernel first.
     let gemv_shape = kernel.gemv().is_some() && (m == 1 || n == 1);
-    if m > mr || n > ROW_TILES * nr || k > ONE_TILE_MAX_K || gemv_shape {
+    // In either orientation (`gemm_rows_of_tiles` may solve Cᵀ = op(B)ᵀ·op(A)ᵀ).
+    let tile = sup.tile();
+    if !(few_tiles(m, n, k, tile) || few_tiles(n, m, k, tile)) || gemv_shape {
+        return false;
+    }
+    // Past one row of tiles the kernel must read A in place (`gemm_rows_of_tiles`): op(A) =
+    // A, or op(B) = Bᵀ (or Bᴴ) in a short, wide problem solved transposed (n > m). Other calls would
+    // be declined there, after the views and the shortcuts' tests: dgemm TN 24³ and TT 24³
+    // were 2 % slower than before the shortcut took a few rows, without this test.
+    let transposed_may_read_a = !matches!(args.transb, Op::Plain) && n > m;
+    if m > sup.tile().0 && !matches!(args.transa, Op::Plain) && !transposed_may_read_a {
         return false;
     }
     let (a_rows, a_cols) = args.transa.shape_of_operand(m, k);
@@ -99,6 +108,7 @@ mod tests {
     use crate::check::{self, Expected, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
     use crate::l3::gemm::short_and_wide_with_b_rows;
+    use crate::l3::one_tile::{MAX_WORK, ONE_TILE_MAX_K, ROW_TILES, TILE_ROWS};
     use crate::types::{c32, c64};
 
     const OPS: [(Op, check::Op); 3] = [
@@ -107,13 +117,14 @@ mod tests {
         (Op::ConjTranspose, check::Op::C),
     ];
 
-    /// Every op() pair, every row count up to one past the tile, column counts around the
-    /// tile's and the row's (a partial last tile, a row of `ROW_TILES`, one column past
-    /// it), depths around `ONE_TILE_MAX_K` (short ones past one tile), (alpha, beta) cycling
-    /// through 0, 1 and random with NaN in C under beta = 0, on every configuration. Taken
-    /// calls must match the reference and write nothing outside C; declined ones must leave C
-    /// alone; and the calls the shortcut exists for (one row of tiles, alpha ≠ 0, short k, no
-    /// gemv shape, operands read in place) must be taken.
+    /// Every op() pair, every row count up to one past the tile, then around two and
+    /// `TILE_ROWS` rows of tiles, column counts around the tile's and the row's (a partial
+    /// last tile, a row of `ROW_TILES`, one column past it), depths around `ONE_TILE_MAX_K`
+    /// (short ones past one tile) and, past one row of tiles, either side of `MAX_WORK`;
+    /// (alpha, beta) cycling through 0, 1 and random with NaN in C under beta = 0, on every
+    /// configuration. Taken calls must match the reference and write nothing outside C;
+    /// declined ones must leave C alone; and the calls the shortcut exists for (a few tiles,
+    /// alpha ≠ 0, short k, no gemv shape, operands read in place) must be taken.
     fn rows_of_tiles_match_the_reference<T>()
     where
         T: GemmPair<T, Acc = T> + Scalar,
@@ -128,15 +139,22 @@ mod tests {
             let mut taken = 0;
             for (transa, op_a) in OPS {
                 for (transb, op_b) in OPS {
-                    for m in 1..=mr + 1 {
+                    let rows = [2 * mr - 1, 2 * mr, 2 * mr + 1, TILE_ROWS * mr];
+                    for m in (1..=mr + 1).chain(rows).chain([TILE_ROWS * mr + 1]) {
                         let row = ROW_TILES * nr;
                         for n in [1, 2, nr - 1, nr, nr + 1, 2 * nr + 1, row, row + 1] {
-                            let ks: &[usize] = if n <= nr {
-                                &[1, 3, 16, ONE_TILE_MAX_K, ONE_TILE_MAX_K + 1]
+                            let mut ks = vec![1, 3, 16];
+                            if n <= nr {
+                                ks.extend([ONE_TILE_MAX_K, ONE_TILE_MAX_K + 1]);
                             } else {
-                                &[1, 3, 16, 33]
-                            };
-                            for &k in ks {
+                                ks.push(33);
+                            }
+                            // The first k whose work reaches MAX_WORK, and the one before.
+                            let k_at_limit = MAX_WORK.div_ceil(m * n);
+                            if m > mr && k_at_limit <= ONE_TILE_MAX_K {
+                                ks.extend([k_at_limit - 1, k_at_limit]);
+                            }
+                            for k in ks {
                                 case += 1;
                                 taken += one_case::<T>(
                                     &mut rng,
@@ -250,16 +268,19 @@ mod tests {
         }
         let (mr, nr) = T::kernel(cntx).sup().map_or((0, 0), |s| s.tile());
         // Read in place (a copy of A or of a conjugated B is taken only if it fits the
-        // stack buffer).
+        // stack buffer, in a problem of one row of tiles).
         let meant = if short_wide {
             let in_place =
                 !T::IS_COMPLEX || (transa != Op::ConjTranspose && transb != Op::ConjTranspose);
-            n <= mr && k <= ONE_TILE_MAX_K && in_place
+            n <= TILE_ROWS * mr && m <= ROW_TILES * nr && k <= ONE_TILE_MAX_K && in_place
         } else {
             let in_place = transa == Op::Plain && (!T::IS_COMPLEX || transb != Op::ConjTranspose);
-            (2..=mr).contains(&m) && (2..=ROW_TILES * nr).contains(&n) && k <= 16 && in_place
+            (2..=TILE_ROWS * mr).contains(&m)
+                && (2..=ROW_TILES * nr).contains(&n)
+                && k <= 16
+                && in_place
         };
-        let meant = meant && m >= 2;
+        let meant = meant && m >= 2 && m * n * k < MAX_WORK;
         if meant && !alpha.is_zero() && crate::sandbox::ACTIVE.is_none() {
             assert!(took, "{what}: declined a row of tiles");
         }

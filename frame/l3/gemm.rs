@@ -50,7 +50,7 @@ use crate::error::Result;
 use crate::l3::dots::gemm_dots;
 use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns, gemm_by_columns_on_plan};
 use crate::l3::macrokernel::macrokernel;
-use crate::l3::one_tile::gemm_row_of_tiles;
+use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
     TRANSPOSED_MIN_K, gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
@@ -121,7 +121,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 
 /// The paths a problem takes before the thread plan and the orientation, in this order: a
 /// short, wide C whose op(B) has contiguous columns (or its transpose) as dot products
-/// (`frame/l3/dots.rs`), then one row of a few sup tiles straight to the sup kernel
+/// (`frame/l3/dots.rs`), then a few rows of a few sup tiles straight to the sup kernel
 /// (`frame/l3/one_tile.rs`). Returns the result of the one that took the problem, or `None`,
 /// having touched nothing. Shared by [`gemm_front`] and the BLAS entry points' shortcut
 /// (`frame/blas/one_tile.rs`), so that both take the same calls the same way; `threads` as
@@ -139,7 +139,7 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if let Some(result) = gemm_dots(threads, kernel, alpha, a, b, beta, c) {
         return Some(result);
     }
-    gemm_row_of_tiles(kernel, alpha, a, b, beta, c).then_some(Ok(()))
+    gemm_rows_of_tiles(kernel, alpha, a, b, beta, c).then_some(Ok(()))
 }
 
 /// The longest columns of C, in bytes, that [`short_and_wide_with_b_rows`] solves
