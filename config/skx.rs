@@ -84,6 +84,22 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // Measured up to 256 bytes (sgemm m = 63, dgemm m = 31): 1.04–1.43× as it is (session 34;
     // docs/Performance.md, "TT transposed past 60 bytes").
     max_transposed_partial_column_bytes: 256,
+    // Session 35 (docs/Performance.md, "TT squares and tall TT transposed"): k ≥ n gained
+    // 1.00–1.26× on dgemm (32³ 41.2 → 52.0) and up to 1.28× on sgemm (96×16×96), with sgemm
+    // squares of 64³–300³ level; k < n lost (sgemm 96×96×32 0.91, 500×500×64 0.94).
+    tt_transposed_min_k_per_column: 1,
+    // On two threads sgemm TT 400³ and 500³ lost (0.92, 0.90; 300³ gained 1.26, dgemm 300³–
+    // 800³ level), and one thread gains little past it (500³ 1.01).
+    tt_transposed_max_b_bytes: 512 << 10,
+};
+
+/// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost
+/// (32³–96³ 0.91–0.95 in session 35, `cargo bench --bench compare -- --dtype c --trans TT`),
+/// though 96×16×96 gained 1.10. zgemm keeps the rule (32³ 0.98, 64³–96³ 1.03–1.04, 96×16×96
+/// 1.23).
+const C32_SUP_LIMITS: SupLimits = SupLimits {
+    tt_transposed_min_k_per_column: 0,
+    ..SUP_LIMITS
 };
 
 /// The widest C computed by the gemv columns kernel (four columns a call, each vector of A
@@ -185,7 +201,7 @@ fn context() -> Cntx {
     // MR×NR, so they serve the packed path's edge tiles too).
     let (c_sup, z_sup) = unsafe {
         (
-            SupKernel::new("skx_sup_c32_16x6", skx::sup_c32_16x6, 16, 6, SUP_LIMITS),
+            SupKernel::new("skx_sup_c32_16x6", skx::sup_c32_16x6, 16, 6, C32_SUP_LIMITS),
             SupKernel::new("skx_sup_c64_8x6", skx::sup_c64_8x6, 8, 6, SUP_LIMITS),
         )
     };

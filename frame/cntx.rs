@@ -92,9 +92,18 @@ pub struct SupLimits {
     /// A short, wide C with op(A)'s rows and op(B)'s rows contiguous (TT of column-major
     /// operands) whose columns are not a whole number of the kernel's vectors (half its MR)
     /// goes transposed up to this many bytes a column, reading both operands in place
-    /// (`gemm::short_and_wide_with_b_rows`); as it is, op(A) is copied and its last vector
+    /// (`gemm::sup_solves_transposed`); as it is, op(A) is copied and its last vector
     /// masked. Shorter columns (under 60 bytes) go transposed whatever this is.
     pub max_transposed_partial_column_bytes: usize,
+    /// A TT problem of any shape (op(A)'s and op(B)'s rows contiguous) goes transposed, Cᵀ =
+    /// op(B)ᵀ·op(A)ᵀ with both read in place and Cᵀ written by rows, when k is at least this
+    /// many times n (and at least `sup::TRANSPOSED_MIN_K`) and op(B) (the transposed
+    /// problem's A) has at most `tt_transposed_max_b_bytes`, where as it is op(A) is copied
+    /// first (`gemm::tt_transposed_in_place`). 0: never (short, wide C still by the rules
+    /// above).
+    pub tt_transposed_min_k_per_column: usize,
+    /// See `tt_transposed_min_k_per_column`.
+    pub tt_transposed_max_b_bytes: usize,
 }
 
 /// When a one-thread problem too large for the sup path packs only A: the sup kernel then

@@ -359,6 +359,75 @@ fn short_wide_problems_past_sixty_bytes_with_a_rows_contiguous() {
     }
 }
 
+/// Problems of any shape with op(A)'s and op(B)'s rows contiguous (TT of column-major
+/// operands, or N with row-stored ones) and k at least n, which skx's real and double complex
+/// kernels solve transposed, both operands read in place, up to the configuration's
+/// `tt_transposed_max_b_bytes` (`gemm::tt_transposed_in_place`): squares, tall and wide C
+/// around the sup tile, k either side of n and of 32, op(B)'s bytes either side of the
+/// limit (n·k of 362² f32 and 256² f64 is just under 512 KiB), every op(A), C column-stored
+/// or general, every alpha/beta class (NaN in C under beta = 0), on each configuration as
+/// is; and on two threads past their threshold.
+#[test]
+fn tt_problems_with_k_at_least_n() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 21_000;
+        let mut run_all = |m: usize, n: usize, k: usize, rntm: Option<&Rntm>| {
+            for (op_b, st_b) in [
+                (Op::T, Storage::Col),
+                (Op::C, Storage::Col),
+                (Op::N, Storage::Row),
+            ] {
+                for (op_a, st_a) in [
+                    (Op::T, Storage::Col),
+                    (Op::C, Storage::Col),
+                    (Op::N, Storage::Row),
+                ] {
+                    seed += 1;
+                    let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
+                    let beta = class(seed / 4);
+                    let case = Case {
+                        op_a,
+                        op_b,
+                        st_a,
+                        st_b,
+                        st_c: [Storage::Col, Storage::Gen][(seed % 2) as usize],
+                        alpha: class(seed),
+                        beta,
+                        nan_in_c: beta == ScalarClass::Zero,
+                        ..Case::new(m, n, k)
+                    };
+                    run_case::<f32>(&full, rntm, &case, seed);
+                    run_case::<f64>(&full, rntm, &case, seed);
+                    run_case::<c32>(&full, rntm, &case, seed);
+                    run_case::<c64>(&full, rntm, &case, seed);
+                }
+            }
+        };
+        for (m, n) in [
+            (16, 16),
+            (17, 13),
+            (33, 33),
+            (40, 12),
+            (100, 7),
+            (13, 40),
+            (64, 65),
+        ] {
+            for k in [31, 32, n, n + 1, 3 * n] {
+                run_all(m, n, k, None);
+            }
+        }
+        // op(B) either side of 512 KiB.
+        run_all(20, 362, 362, None);
+        run_all(20, 363, 363, None);
+        run_all(20, 256, 256, None);
+        run_all(20, 257, 257, None);
+        // Past the two-thread threshold (2^19 multiply-adds).
+        run_all(200, 100, 200, Some(&two));
+        run_all(300, 40, 300, Some(&two));
+    }
+}
+
 /// Short, wide C whose op(B) has contiguous columns (B column-stored as is, or row-stored
 /// and transposed), which the real dtypes compute as dot products (`frame/l3/dots.rs`), and
 /// its transpose, a tall C of a few columns: m = 2…8 rows (one kernel call or two), k
@@ -562,6 +631,8 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Always,
         max_transposed_partial_column_bytes: 0,
+        tt_transposed_min_k_per_column: 0,
+        tt_transposed_max_b_bytes: 0,
     })
 }
 

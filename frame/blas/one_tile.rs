@@ -19,6 +19,7 @@ use crate::blas::gemm::{GemmArgs, Op, op};
 use crate::cntx::Cntx;
 use crate::l3::gemm::gemm_shortcuts;
 use crate::l3::one_tile::few_tiles;
+use crate::l3::sup::TRANSPOSED_MIN_K;
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -53,10 +54,12 @@ where
         return false;
     }
     // Past one row of tiles the kernel must read A in place (`gemm_rows_of_tiles`): op(A) =
-    // A, or op(B) = Bᵀ (or Bᴴ) in a short, wide problem solved transposed (n > m). Other calls would
-    // be declined there, after the views and the shortcuts' tests: dgemm TN 24³ and TT 24³
-    // were 2 % slower than before the shortcut took a few rows, without this test.
-    let transposed_may_read_a = !matches!(args.transb, Op::Plain) && n > m;
+    // A, or op(B) = Bᵀ (or Bᴴ) in a problem solved transposed (`sup_solves_transposed`: a
+    // short, wide one, n > m, or TT from k = TRANSPOSED_MIN_K). Other calls would be declined
+    // there, after the views and the shortcuts' tests: dgemm TN 24³ and TT 24³ were 2 %
+    // slower than before the shortcut took a few rows, without this test.
+    let transposed_may_read_a =
+        !matches!(args.transb, Op::Plain) && (n > m || k >= TRANSPOSED_MIN_K);
     if m > sup.tile().0 && !matches!(args.transa, Op::Plain) && !transposed_may_read_a {
         return false;
     }
@@ -107,7 +110,7 @@ mod tests {
     use crate::blas::gemm::Op;
     use crate::check::{self, Expected, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
-    use crate::l3::gemm::short_and_wide_with_b_rows;
+    use crate::l3::gemm::sup_solves_transposed;
     use crate::l3::one_tile::{MAX_WORK, ONE_TILE_MAX_K, ROW_TILES, TILE_ROWS};
     use crate::types::{c32, c64};
 
@@ -208,7 +211,7 @@ mod tests {
         let mut c = TestMatrix::<T>::random(rng, values, m, n, Storage::Col);
         // A short, wide C with op(B)'s rows contiguous is taken transposed, by gemm_front's
         // own rule: then op(B)ᵀ is the kernel's A and n its rows.
-        let short_wide = short_and_wide_with_b_rows(
+        let transposed = sup_solves_transposed(
             T::kernel(cntx),
             &c.view_mut(),
             &op_a.apply(a.view()),
@@ -269,7 +272,7 @@ mod tests {
         let (mr, nr) = T::kernel(cntx).sup().map_or((0, 0), |s| s.tile());
         // Read in place (a copy of A or of a conjugated B is taken only if it fits the
         // stack buffer, in a problem of one row of tiles).
-        let meant = if short_wide {
+        let meant = if transposed {
             let in_place =
                 !T::IS_COMPLEX || (transa != Op::ConjTranspose && transb != Op::ConjTranspose);
             n <= TILE_ROWS * mr && m <= ROW_TILES * nr && k <= ONE_TILE_MAX_K && in_place
@@ -280,7 +283,8 @@ mod tests {
                 && k <= 16
                 && in_place
         };
-        let meant = meant && m >= 2 && m * n * k < MAX_WORK;
+        // One row or one column is a gemv shape, which the shortcut leaves to gemm_front.
+        let meant = meant && m >= 2 && n >= 2 && m * n * k < MAX_WORK;
         if meant && !alpha.is_zero() && crate::sandbox::ACTIVE.is_none() {
             assert!(took, "{what}: declined a row of tiles");
         }

@@ -109,7 +109,7 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let transpose = if kernel.prefers_rows() {
         c_is_col_stored
     } else {
-        c_is_row_stored || short_and_wide_with_b_rows(kernel, c, a, b)
+        c_is_row_stored || sup_solves_transposed(kernel, c, a, b)
     };
     // Swapped only when used, and each orientation passed on by reference: moving the views
     // through an `Option` of a tuple cost a store-forwarding stall on every call (perf).
@@ -195,6 +195,57 @@ const WIDE_COLUMN_MIN_K: usize = 40;
 /// `sup::TRANSPOSED_MIN_K` (see [`WIDE_COLUMN_MIN_K`]).
 const EXACT_VECTOR_MIN_K: usize = 128;
 
+/// Whether a column-stored C, for a kernel that prefers columns, is solved as Cᵀ =
+/// op(B)ᵀ·op(A)ᵀ so that the sup kernel reads its operands in place: a short, wide C with
+/// op(B)'s rows contiguous ([`short_and_wide_with_b_rows`]), or a TT problem by the
+/// configuration's rule ([`tt_transposed_in_place`]). `gemm_front` and the rows-of-tiles
+/// shortcut (`frame/l3/one_tile.rs`) both decide by it.
+pub(crate) fn sup_solves_transposed<A: GemmPair<B>, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    c: &MatMut<A::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+) -> bool {
+    short_and_wide_with_b_rows(kernel, c, a, b) || tt_transposed_in_place(kernel, c, a, b)
+}
+
+/// Whether a TT problem (op(A)'s and op(B)'s rows contiguous: Aᵀ and Bᵀ of column-major
+/// arrays) of any shape goes transposed, by `SupLimits::tt_transposed_min_k_per_column`: k at
+/// least that many times n, and at least [`TRANSPOSED_MIN_K`], with op(B) of at most
+/// `SupLimits::tt_transposed_max_b_bytes`. As it is, op(A) is copied
+/// (onto the stack, or into a pooled buffer through the packing transposes: 10 % of a dgemm
+/// TT 32³ call in `perf`) and the tiles run as for NN; transposed, the kernel reads B as its
+/// A and A as its column-stored B, in place, and writes Cᵀ by rows, transposing each tile in
+/// registers (`sup_real.rs`, `write_rows`). The copy grows with m·k, the row epilogue with
+/// m·n, hence the rule in k / n. Measured on skx in session 35, through `cblas_{s,d}gemm` TT,
+/// GFLOPS as it is → transposed (OpenBLAS): dgemm 32³ 41.2 → 52.0 (51.6), 48³ 50.2 → 54.3
+/// (54.1), 96³ 54.9 → 56.0 (56.6), 200³ 54.2 → 56.2 (49.6), 96×16×96 45.0 → 55.3 (56.3),
+/// 8×96×96 48.2 → 51.4; sgemm 32³ 82.8 → 95.9 (99.4), 48³ 100.4 → 103.4, 96³ 108.5 → 107.9,
+/// 96×16×96 83.6 → 106.9 (110.8), 64×64×300 104.8 → 112.2, 16×256×256 114.1 → 111.6; with
+/// k < n it lost (sgemm 96×96×32 0.91, 500×500×64 0.94; dgemm level).
+fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    c: &MatMut<A::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+) -> bool {
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
+    let limits = sup.limits();
+    let per_column = limits.tt_transposed_min_k_per_column;
+    let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
+    let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
+    per_column != 0
+        && b_bytes <= limits.tt_transposed_max_b_bytes
+        && a.row_stride() != 1
+        && b.col_stride() == 1
+        && b.row_stride() != 1
+        && k >= TRANSPOSED_MIN_K
+        && k / per_column >= n
+        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+}
+
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
 /// are under [`MAX_TRANSPOSED_COLUMN_BYTES`] (or [`MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS`]) while
 /// B's rows are contiguous (op(B) = Bᵀ of a column-major B), and the sup kernel would read
@@ -208,7 +259,7 @@ const EXACT_VECTOR_MIN_K: usize = 128;
 /// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
 /// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs; and with k
 /// below `sup::TRANSPOSED_MIN_K` its set-up costs more than it saves.
-pub(crate) fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
+fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
     a: &MatRef<A>,

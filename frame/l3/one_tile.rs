@@ -12,11 +12,11 @@
 //!
 //! What it computes is what `gemm_sup` computes for the same problem: the same tiles, one k
 //! block, in the orientation `gemm_front` would choose (a short, wide C with op(B)'s rows
-//! contiguous transposed, `short_and_wide_with_b_rows`).
+//! contiguous transposed, and some TT problems, `sup_solves_transposed`).
 
 use crate::cntx::{GemmKernel, SupKernel};
 use crate::kernels::SupUkrArgs;
-use crate::l3::gemm::short_and_wide_with_b_rows;
+use crate::l3::gemm::sup_solves_transposed;
 use crate::l3::stack_copies::with_stack_copies;
 use crate::l3::sup::run_sup_tile;
 use crate::types::{Element, GemmPair};
@@ -82,7 +82,7 @@ pub(crate) fn gemm_rows_of_tiles<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return false;
     };
     let col_stored = c.row_stride() == 1;
-    if col_stored && !short_and_wide_with_b_rows(kernel, c, a, b) {
+    if col_stored && !sup_solves_transposed(kernel, c, a, b) {
         return rows_of_tiles_oriented(sup, alpha, a, b, beta, c);
     }
     if (col_stored || c.col_stride() == 1)
