@@ -74,11 +74,11 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // but sgemm 33×64×40 0.89 and 63×96×96 0.93 (docs/Performance.md, "TT transposed past
     // 60 bytes").
     max_transposed_partial_column_bytes: 128,
-    // Forced haswell, session 35: transposed won only with few columns (96×16×96 1.10–1.29,
-    // 128×32×128 1.07–1.11) and lost on squares (sgemm 32³–128³ 0.82–0.91, dgemm 32³–64³
-    // 0.93–0.96) and at n = 48–64 whatever k (sgemm 200×100×200 0.88): never.
-    tt_transposed_min_k_per_column: 0,
-    tt_transposed_max_b_bytes: 0,
+    // Forced haswell, session 35: TT transposed won with few columns (2³–24³ 1.03–1.5×,
+    // 96×16×96 1.05–1.29, 128×32×128 1.09–1.11) and lost on squares from 32³ (sgemm 32³–128³
+    // 0.82–0.91, dgemm 32³–64³ 0.93–0.98; sgemm 16³ 0.97) and at n = 48–64 whatever k (sgemm
+    // 200×100×200 0.88). No rule in k and n alone was found: never.
+    tt_transposed: None,
 };
 
 /// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a

@@ -18,7 +18,7 @@
 
 use crate::cntx::{
     Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, TallKernel, TallLimits,
-    ThreadPrefs,
+    ThreadPrefs, TtTransposed,
 };
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::{haswell, skx};
@@ -87,18 +87,33 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // Session 35 (docs/Performance.md, "TT squares and tall TT transposed"): k ≥ n gained
     // 1.00–1.26× on dgemm (32³ 41.2 → 52.0) and up to 1.28× on sgemm (96×16×96), with sgemm
     // squares of 64³–300³ level; k < n lost (sgemm 96×96×32 0.91, 500×500×64 0.94).
-    tt_transposed_min_k_per_column: 1,
     // On two threads sgemm TT 400³ and 500³ lost (0.92, 0.90; 300³ gained 1.26, dgemm 300³–
-    // 800³ level), and one thread gains little past it (500³ 1.01).
-    tt_transposed_max_b_bytes: 512 << 10,
+    // 800³ level), and one thread gains little past 512 KiB (500³ 1.01). From k = 1: 2³–28³
+    // gained 1.23–1.55×.
+    tt_transposed: Some(TtTransposed {
+        min_k: 1,
+        min_k_per_column: 1,
+        max_b_bytes: 512 << 10,
+    }),
 };
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost
 /// (32³–96³ 0.91–0.95 in session 35, `cargo bench --bench compare -- --dtype c --trans TT`),
-/// though 96×16×96 gained 1.10. zgemm keeps the rule (32³ 0.98, 64³–96³ 1.03–1.04, 96×16×96
-/// 1.23).
+/// though 96×16×96 gained 1.10.
 const C32_SUP_LIMITS: SupLimits = SupLimits {
-    tt_transposed_min_k_per_column: 0,
+    tt_transposed: None,
+    ..SUP_LIMITS
+};
+
+/// [`SUP_LIMITS`] for zgemm, whose TT problems go transposed from k = 16: 16³ 1.10, 24³
+/// 1.04, 32×8×8 1.15, 32³ 0.98, 64³–96³ 1.03–1.04, 96×16×96 1.23, but 4³ 0.77, 8³ 0.85, 12³
+/// 0.92 (session 35, through `cblas_zgemm`).
+const C64_SUP_LIMITS: SupLimits = SupLimits {
+    tt_transposed: Some(TtTransposed {
+        min_k: 16,
+        min_k_per_column: 1,
+        max_b_bytes: 512 << 10,
+    }),
     ..SUP_LIMITS
 };
 
@@ -202,7 +217,7 @@ fn context() -> Cntx {
     let (c_sup, z_sup) = unsafe {
         (
             SupKernel::new("skx_sup_c32_16x6", skx::sup_c32_16x6, 16, 6, C32_SUP_LIMITS),
-            SupKernel::new("skx_sup_c64_8x6", skx::sup_c64_8x6, 8, 6, SUP_LIMITS),
+            SupKernel::new("skx_sup_c64_8x6", skx::sup_c64_8x6, 8, 6, C64_SUP_LIMITS),
         )
     };
     // SAFETY: as above, for the tall-A contract with these tiles.

@@ -95,15 +95,24 @@ pub struct SupLimits {
     /// (`gemm::sup_solves_transposed`); as it is, op(A) is copied and its last vector
     /// masked. Shorter columns (under 60 bytes) go transposed whatever this is.
     pub max_transposed_partial_column_bytes: usize,
-    /// A TT problem of any shape (op(A)'s and op(B)'s rows contiguous) goes transposed, Cᵀ =
-    /// op(B)ᵀ·op(A)ᵀ with both read in place and Cᵀ written by rows, when k is at least this
-    /// many times n (and at least `sup::TRANSPOSED_MIN_K`) and op(B) (the transposed
-    /// problem's A) has at most `tt_transposed_max_b_bytes`, where as it is op(A) is copied
-    /// first (`gemm::tt_transposed_in_place`). 0: never (short, wide C still by the rules
-    /// above).
-    pub tt_transposed_min_k_per_column: usize,
-    /// See `tt_transposed_min_k_per_column`.
-    pub tt_transposed_max_b_bytes: usize,
+    /// Which TT problems of any shape (op(A)'s and op(B)'s rows contiguous) go transposed,
+    /// Cᵀ = op(B)ᵀ·op(A)ᵀ with both operands read in place and Cᵀ written by rows, where as
+    /// they are op(A) is copied first (`gemm::tt_transposed_in_place`). `None`: none (a
+    /// short, wide C still goes by the rules above).
+    pub tt_transposed: Option<TtTransposed>,
+}
+
+/// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
+/// least `min_k` and at least `min_k_per_column`·n, and op(B), the transposed problem's A,
+/// of at most `max_b_bytes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TtTransposed {
+    /// The shortest k.
+    pub min_k: usize,
+    /// k per column of C, at least (at least 1).
+    pub min_k_per_column: usize,
+    /// The most bytes of op(B) (n·k elements).
+    pub max_b_bytes: usize,
 }
 
 /// When a one-thread problem too large for the sup path packs only A: the sup kernel then

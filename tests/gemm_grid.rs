@@ -363,7 +363,7 @@ fn short_wide_problems_past_sixty_bytes_with_a_rows_contiguous() {
 /// operands, or N with row-stored ones) and k at least n, which skx's real and double complex
 /// kernels solve transposed, both operands read in place, up to the configuration's
 /// `tt_transposed_max_b_bytes` (`gemm::tt_transposed_in_place`): squares, tall and wide C
-/// around the sup tile, k either side of n and of 32, op(B)'s bytes either side of the
+/// around the sup tile, k from 1 and either side of n, op(B)'s bytes either side of the
 /// limit (n·k of 362² f32 and 256² f64 is just under 512 KiB), every op(A), C column-stored
 /// or general, every alpha/beta class (NaN in C under beta = 0), on each configuration as
 /// is; and on two threads past their threshold.
@@ -405,6 +405,8 @@ fn tt_problems_with_k_at_least_n() {
             }
         };
         for (m, n) in [
+            (2, 2),
+            (5, 3),
             (16, 16),
             (17, 13),
             (33, 33),
@@ -413,7 +415,10 @@ fn tt_problems_with_k_at_least_n() {
             (13, 40),
             (64, 65),
         ] {
-            for k in [31, 32, n, n + 1, 3 * n] {
+            let mut ks = vec![1, 2, 31, 32, n, n + 1, 3 * n];
+            ks.sort_unstable();
+            ks.dedup();
+            for k in ks {
                 run_all(m, n, k, None);
             }
         }
@@ -631,8 +636,7 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Always,
         max_transposed_partial_column_bytes: 0,
-        tt_transposed_min_k_per_column: 0,
-        tt_transposed_max_b_bytes: 0,
+        tt_transposed: None,
     })
 }
 

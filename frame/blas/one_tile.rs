@@ -19,7 +19,6 @@ use crate::blas::gemm::{GemmArgs, Op, op};
 use crate::cntx::Cntx;
 use crate::l3::gemm::gemm_shortcuts;
 use crate::l3::one_tile::few_tiles;
-use crate::l3::sup::TRANSPOSED_MIN_K;
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -54,12 +53,10 @@ where
         return false;
     }
     // Past one row of tiles the kernel must read A in place (`gemm_rows_of_tiles`): op(A) =
-    // A, or op(B) = Bᵀ (or Bᴴ) in a problem solved transposed (`sup_solves_transposed`: a
-    // short, wide one, n > m, or TT from k = TRANSPOSED_MIN_K). Other calls would be declined
-    // there, after the views and the shortcuts' tests: dgemm TN 24³ and TT 24³ were 2 %
-    // slower than before the shortcut took a few rows, without this test.
-    let transposed_may_read_a =
-        !matches!(args.transb, Op::Plain) && (n > m || k >= TRANSPOSED_MIN_K);
+    // A, or op(B) = Bᵀ (or Bᴴ) in a problem solved transposed (`sup_solves_transposed`). Other
+    // calls would be declined there, after the views and the shortcuts' tests: dgemm TN 24³
+    // was 2 % slower than before the shortcut took a few rows, without this test.
+    let transposed_may_read_a = !matches!(args.transb, Op::Plain);
     if m > sup.tile().0 && !matches!(args.transa, Op::Plain) && !transposed_may_read_a {
         return false;
     }

@@ -210,9 +210,10 @@ pub(crate) fn sup_solves_transposed<A: GemmPair<B>, B: Element>(
 }
 
 /// Whether a TT problem (op(A)'s and op(B)'s rows contiguous: Aᵀ and Bᵀ of column-major
-/// arrays) of any shape goes transposed, by `SupLimits::tt_transposed_min_k_per_column`: k at
-/// least that many times n, and at least [`TRANSPOSED_MIN_K`], with op(B) of at most
-/// `SupLimits::tt_transposed_max_b_bytes`. As it is, op(A) is copied
+/// arrays) of any shape goes transposed, by the kernel's `SupLimits::tt_transposed`: k at
+/// least `min_k` and `min_k_per_column`·n, op(B) of at most `max_b_bytes`. (For the real
+/// types on skx `min_k` is 1: unlike the short, wide rule's [`TRANSPOSED_MIN_K`], which guards
+/// tiles of few rows, TT gained at 2³–28³ too, 1.23–1.55×.) As it is, op(A) is copied
 /// (onto the stack, or into a pooled buffer through the packing transposes: 10 % of a dgemm
 /// TT 32³ call in `perf`) and the tiles run as for NN; transposed, the kernel reads B as its
 /// A and A as its column-stored B, in place, and writes Cᵀ by rows, transposing each tile in
@@ -232,17 +233,17 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     let Some(sup) = kernel.sup() else {
         return false;
     };
-    let limits = sup.limits();
-    let per_column = limits.tt_transposed_min_k_per_column;
+    let Some(rule) = sup.limits().tt_transposed else {
+        return false;
+    };
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
-    per_column != 0
-        && b_bytes <= limits.tt_transposed_max_b_bytes
+    b_bytes <= rule.max_b_bytes
+        && k >= rule.min_k
         && a.row_stride() != 1
         && b.col_stride() == 1
         && b.row_stride() != 1
-        && k >= TRANSPOSED_MIN_K
-        && k / per_column >= n
+        && k / rule.min_k_per_column.max(1) >= n
         && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 

@@ -1027,8 +1027,7 @@ mod tests {
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::WhenBSpreadsOverL1,
         max_transposed_partial_column_bytes: 256,
-        tt_transposed_min_k_per_column: 1,
-        tt_transposed_max_b_bytes: 512 << 10,
+        tt_transposed: None,
     };
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.

@@ -245,8 +245,7 @@ pub fn no_sup_limits() -> SupLimits {
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Never,
         max_transposed_partial_column_bytes: 0,
-        tt_transposed_min_k_per_column: 0,
-        tt_transposed_max_b_bytes: 0,
+        tt_transposed: None,
     }
 }
 
