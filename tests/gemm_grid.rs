@@ -371,7 +371,7 @@ fn short_wide_problems_past_sixty_bytes_with_a_rows_contiguous() {
 fn tt_problems_with_k_at_least_n() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
-        let mut seed = 21_000;
+        let mut seed = 21_000usize;
         let mut run_all = |m: usize, n: usize, k: usize, rntm: Option<&Rntm>| {
             for (op_b, st_b) in [
                 (Op::T, Storage::Col),
@@ -384,19 +384,21 @@ fn tt_problems_with_k_at_least_n() {
                     (Op::N, Storage::Row),
                 ] {
                     seed += 1;
-                    let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
-                    let beta = class(seed / 4);
                     let case = Case {
                         op_a,
                         op_b,
                         st_a,
                         st_b,
-                        st_c: [Storage::Col, Storage::Gen][(seed % 2) as usize],
-                        alpha: class(seed),
-                        beta,
-                        nan_in_c: beta == ScalarClass::Zero,
+                        st_c: [Storage::Col, Storage::Gen][seed % 2],
                         ..Case::new(m, n, k)
+                    }
+                    .with_classes_of(seed);
+                    // NaN in C must vanish under beta = 0.
+                    let case = Case {
+                        nan_in_c: case.beta == ScalarClass::Zero,
+                        ..case
                     };
+                    let seed = seed as u64;
                     run_case::<f32>(&full, rntm, &case, seed);
                     run_case::<f64>(&full, rntm, &case, seed);
                     run_case::<c32>(&full, rntm, &case, seed);
