@@ -1,5 +1,5 @@
-//! The BLAS entry points' shortcut for a problem of a few sup tiles (up to `TILE_ROWS` rows
-//! of up to `ROW_TILES`, `frame/l3/one_tile.rs`): straight from the reference checks to the
+//! The BLAS entry points' shortcut for a problem of a few sup tiles (up to `MAX_TILES`, at
+//! most `ROW_TILES` side by side, `frame/l3/one_tile.rs`): straight from the reference checks to the
 //! kernel calls there.
 //!
 //! At such sizes the layers between the C ABI and the kernel are most of a call's time: a
@@ -108,7 +108,7 @@ mod tests {
     use crate::check::{self, Expected, Rng, Storage, TestMatrix, Values};
     use crate::gks::supported_contexts;
     use crate::l3::gemm::sup_solves_transposed;
-    use crate::l3::one_tile::{MAX_WORK, ONE_TILE_MAX_K, ROW_TILES, TILE_ROWS};
+    use crate::l3::one_tile::{MAX_TILES, MAX_WORK, ONE_TILE_MAX_K, ROW_TILES};
     use crate::types::{c32, c64};
 
     const OPS: [(Op, check::Op); 3] = [
@@ -118,7 +118,7 @@ mod tests {
     ];
 
     /// Every op() pair, every row count up to one past the tile, then around two and
-    /// `TILE_ROWS` rows of tiles, column counts around the tile's and the row's (a partial
+    /// `MAX_TILES` rows of tiles, column counts around the tile's and the row's (a partial
     /// last tile, a row of `ROW_TILES`, one column past it), depths around `ONE_TILE_MAX_K`
     /// (short ones past one tile) and, past one row of tiles, either side of `MAX_WORK`;
     /// (alpha, beta) cycling through 0, 1 and random with NaN in C under beta = 0, on every
@@ -139,8 +139,11 @@ mod tests {
             let mut taken = 0;
             for (transa, op_a) in OPS {
                 for (transb, op_b) in OPS {
-                    let rows = [2 * mr - 1, 2 * mr, 2 * mr + 1, TILE_ROWS * mr];
-                    for m in (1..=mr + 1).chain(rows).chain([TILE_ROWS * mr + 1]) {
+                    let rows = [2 * mr - 1, 2 * mr, 2 * mr + 1, 4 * mr, 4 * mr + 1];
+                    for m in (1..=mr + 1)
+                        .chain(rows)
+                        .chain([MAX_TILES * mr, MAX_TILES * mr + 1])
+                    {
                         let row = ROW_TILES * nr;
                         for n in [1, 2, nr - 1, nr, nr + 1, 2 * nr + 1, row, row + 1] {
                             let mut ks = vec![1, 3, 16];
@@ -266,19 +269,30 @@ mod tests {
                 "{what}: declined but changed C"
             );
         }
-        let (mr, nr) = T::kernel(cntx).sup().map_or((0, 0), |s| s.tile());
+        let Some(sup) = T::kernel(cntx).sup() else {
+            return took;
+        };
+        let (mr, nr) = sup.tile();
         // Read in place (a copy of A or of a conjugated B is taken only if it fits the
-        // stack buffer, in a problem of one row of tiles).
+        // stack buffer, in a problem of one row of tiles), within the kernel's limits (the
+        // kernel's A is column-major with its rows as leading dimension, here and in place).
         let meant = if transposed {
             let in_place =
                 !T::IS_COMPLEX || (transa != Op::ConjTranspose && transb != Op::ConjTranspose);
-            n <= TILE_ROWS * mr && m <= ROW_TILES * nr && k <= ONE_TILE_MAX_K && in_place
+            let tiles = n.div_ceil(mr) * m.div_ceil(nr);
+            tiles <= MAX_TILES
+                && m <= ROW_TILES * nr
+                && k <= ONE_TILE_MAX_K
+                && in_place
+                && sup.suits(n, m, k, Some(n))
         } else {
             let in_place = transa == Op::Plain && (!T::IS_COMPLEX || transb != Op::ConjTranspose);
-            (2..=TILE_ROWS * mr).contains(&m)
+            let tiles = m.div_ceil(mr) * n.div_ceil(nr);
+            tiles <= MAX_TILES
                 && (2..=ROW_TILES * nr).contains(&n)
                 && k <= 16
                 && in_place
+                && sup.suits(m, n, k, Some(m))
         };
         // One row or one column is a gemv shape, which the shortcut leaves to gemm_front.
         let meant = meant && m >= 2 && n >= 2 && m * n * k < MAX_WORK;

@@ -1,5 +1,5 @@
-//! Problems of a few sup tiles: up to [`TILE_ROWS`] rows of up to [`ROW_TILES`] tiles
-//! (m ≤ TILE_ROWS·MR, n ≤ ROW_TILES·NR), short k and fewer than [`MAX_WORK`] multiply-adds:
+//! Problems of a few sup tiles: up to [`MAX_TILES`] of them, at most [`ROW_TILES`] side by
+//! side (n ≤ ROW_TILES·NR), short k and fewer than [`MAX_WORK`] multiply-adds:
 //! the sup kernel called once per tile, straight from `gemm_front` or from the BLAS entry
 //! points (`frame/blas/one_tile.rs`), before the thread plan and the path choice.
 //!
@@ -37,20 +37,26 @@ pub(crate) const ONE_TILE_MAX_K: usize = 256;
 /// builds), sgemm NN 8×16×8 110 → 88 (81), 16³ 165 → 137 (122), 24³ 398 → 364 (389), NT 16³
 /// 167 → 137 (111), dgemm NN 8×16×8 96 → 75 (71), NT 16³ 237 → 211 (204). Session 22 had
 /// measured dgemm 16³–32³ level through `gemm_ex`. From four to six in session 35, with
-/// [`TILE_ROWS`] at four (GFLOPS ratio six / four, alternated in one process): sgemm NN and
+/// up to four rows of tiles (GFLOPS ratio six / four, alternated in one process): sgemm NN and
 /// NT 56³ 1.010 / 1.008, 64³ 1.007 / 1.008, 32×64×64 1.015 / 1.013, 64×72×32 1.009 / 1.012;
 /// dgemm 56³ 1.015 / 1.006, 64³ 1.007 / 1.004, but NN 32×64×64 0.986 and 64×72×32 0.987
 /// (NT 1.009, 1.010).
 pub(crate) const ROW_TILES: usize = 6;
 
-/// The most rows of tiles taken (m ≤ 4·MR: 128 rows on skx sgemm, 64 dgemm), each an MR-tall
-/// row of the same tiles the sup path calls, in its order (column panels outer, rows inner).
-/// Only with A read in place: a copy of more than one row's A does not fit the stack buffer
-/// (`stack_copies.rs`). Measured in session 35 through `cblas_dgemm` (GFLOPS, one row → up to
-/// four; OpenBLAS): skx NN 24³ 50.6 → 53.7 (52.2), 32³ 52.4 → 54.6 (54.6), NT 24³ 49.9 →
-/// 52.6 (53.2), 32³ 50.4 → 54.7 (55.3); forced haswell NN 16³ 34.6 → 44.6, 24³ 49.0 →
-/// 52.2, sgemm NN 32³ 96.8 → 102.8; 40³–64³ +0.2–2 % (docs/Performance.md).
-pub(crate) const TILE_ROWS: usize = 4;
+/// The most tiles taken: rows of tiles × tiles side by side, so four rows of six, or up to
+/// 24 MR-tall rows of one tile (a tall C of a few columns, such as a short, wide problem
+/// solved transposed). They are the tiles the sup path calls, in its order (column panels
+/// outer, rows inner); A is read in place past one row of tiles (a copy of more than one
+/// row's A does not fit the stack buffer, `stack_copies.rs`), and with k ≤ 256 and fewer
+/// than [`MAX_WORK`] multiply-adds A is within one of `sup_blocks`' k blocks, as on the usual
+/// path. Measured in session 35 through `cblas_dgemm` (GFLOPS, one row → up to four rows of
+/// six; OpenBLAS): skx NN 24³ 50.6 → 53.7 (52.2), 32³ 52.4 → 54.6 (54.6), NT 24³ 49.9 → 52.6
+/// (53.2), 32³ 50.4 → 54.7 (55.3); forced haswell NN 16³ 34.6 → 44.6, 24³ 49.0 → 52.2,
+/// sgemm NN 32³ 96.8 → 102.8; 40³–64³ +0.2–2 %. Then from four rows to any 24 tiles (new /
+/// four rows, `cblas_{s,d}gemm` NT, transposed): dgemm 2×96×96 1.045, 2×256×256 1.033,
+/// 128×12×64 1.028, 3×200×200 1.003, sgemm 3×200×200 1.031, 200×8×100 1.012, 2×96×96 0.990
+/// (docs/Performance.md).
+pub(crate) const MAX_TILES: usize = 24;
 
 /// The most multiply-adds (m·n·k) taken, exclusive: below two threads' minimum work on every
 /// configuration (`ThreadPrefs::min_work_per_thread`, 2^18 on skx, haswell and generic), so
@@ -58,10 +64,14 @@ pub(crate) const TILE_ROWS: usize = 4;
 pub(crate) const MAX_WORK: usize = 1 << 19;
 
 /// Whether an m×n×k problem is within the shortcut's bounds for a kernel tile of `mr`×`nr`
-/// (the tile count, k and the work; whether A is read in place is the caller's test).
+/// (the tiles, k and the work; whether A is read in place is the caller's test).
 #[inline(always)]
 pub(crate) fn few_tiles(m: usize, n: usize, k: usize, (mr, nr): (usize, usize)) -> bool {
-    m <= TILE_ROWS * mr && n <= ROW_TILES * nr && k <= ONE_TILE_MAX_K && m * n * k < MAX_WORK
+    n <= ROW_TILES * nr
+        && m <= MAX_TILES * mr
+        && m.div_ceil(mr) * n.div_ceil(nr) <= MAX_TILES
+        && k <= ONE_TILE_MAX_K
+        && m * n * k < MAX_WORK
 }
 
 /// Runs C := alpha·op(A)·op(B) + beta·C as sup kernel calls, one per tile, when the problem
