@@ -67,6 +67,8 @@ pub(crate) const MAX_WORK: usize = 1 << 19;
 /// (the tiles, k and the work; whether A is read in place is the caller's test).
 #[inline(always)]
 pub(crate) fn few_tiles(m: usize, n: usize, k: usize, (mr, nr): (usize, usize)) -> bool {
+    // The first two bounds follow from the tile count, but bound m and n before the
+    // products below, so that those cannot overflow.
     n <= ROW_TILES * nr
         && m <= MAX_TILES * mr
         && m.div_ceil(mr) * n.div_ceil(nr) <= MAX_TILES
