@@ -230,6 +230,10 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     a: &MatRef<A>,
     b: &MatRef<B>,
 ) -> bool {
+    // The strides first: every column-stored call asks, and most are no TT.
+    if a.row_stride() == 1 || b.col_stride() != 1 || b.row_stride() == 1 {
+        return false;
+    }
     let Some(sup) = kernel.sup() else {
         return false;
     };
@@ -240,9 +244,6 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
     b_bytes <= rule.max_b_bytes
         && k >= rule.min_k
-        && a.row_stride() != 1
-        && b.col_stride() == 1
-        && b.row_stride() != 1
         && k / rule.min_k_per_column.max(1) >= n
         && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
@@ -268,6 +269,11 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
 ) -> bool {
     const VECTOR_BYTES: usize = 32;
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
+    // The shape and B's strides first: every column-stored call asks, and most are not
+    // short and wide.
+    if n <= m || b.col_stride() != 1 || b.row_stride() == 1 {
+        return false;
+    }
     let column_bytes = m * size_of::<A::Acc>();
     let a_rows = a.row_stride() != 1;
     let (max_bytes, min_k) = if a_rows {
@@ -290,17 +296,11 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     // 33×64×40 1.15, 50×256×256 1.18; whole vectors stay as they are, where the transposed
     // problem was level at best and lost on haswell (skx sgemm 16×96×96 0.96, 32×96×96 0.98;
     // haswell dgemm 8×96×96 0.76, sgemm 32×64×64 0.80).
-    let partial_vector = m % (sup.tile().0 / 2).max(1) != 0;
     let short_enough = column_bytes < max_bytes
         || (a_rows
-            && partial_vector
-            && column_bytes <= sup.limits().max_transposed_partial_column_bytes);
-    short_enough
-        && n > m
-        && k >= min_k
-        && b.col_stride() == 1
-        && b.row_stride() != 1
-        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+            && column_bytes <= sup.limits().max_transposed_partial_column_bytes
+            && m % (sup.tile().0 / 2).max(1) != 0);
+    short_enough && k >= min_k && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by
