@@ -26,9 +26,23 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
         if args.m == 32 && args.rs_c == 1 {
             full(args)
         } else {
-            sup_real::<Zmm32, Vl<Ymm32>, 12>(args)
+            edge(args)
         }
     }
+}
+
+/// Every other tile: partial rows, or C not column-stored. In its own function so that the
+/// dispatch above stays a bare test and jump: inlined, the body's prologue (six registers
+/// saved, a 3 KiB frame) ran before every call of `full` too (session 36).
+///
+/// # Safety
+/// The [`crate::kernels::SupUkr`] contract for tiles up to 32×12, on a CPU with AVX-512 F
+/// and VL.
+#[target_feature(enable = "avx512f,avx512vl")]
+#[inline(never)]
+unsafe fn edge(args: &SupUkrArgs<f32, f32>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { sup_real::<Zmm32, Vl<Ymm32>, 12>(args) }
 }
 
 /// A tile of 32 rows (any columns up to 12) with column-stored C, in its own function

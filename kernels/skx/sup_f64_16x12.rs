@@ -26,9 +26,23 @@ pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
         if args.m == 16 && args.rs_c == 1 {
             full(args)
         } else {
-            sup_real::<Zmm64, Vl<Ymm64>, 12>(args)
+            edge(args)
         }
     }
+}
+
+/// Every other tile: partial rows, or C not column-stored. In its own function so that the
+/// dispatch above stays a bare test and jump: inlined, the body's prologue (six registers
+/// saved, a 3 KiB frame) ran before every call of `full` too (session 36).
+///
+/// # Safety
+/// The [`crate::kernels::SupUkr`] contract for tiles up to 16×12, on a CPU with AVX-512 F
+/// and VL.
+#[target_feature(enable = "avx512f,avx512vl")]
+#[inline(never)]
+unsafe fn edge(args: &SupUkrArgs<f64, f64>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { sup_real::<Zmm64, Vl<Ymm64>, 12>(args) }
 }
 
 /// A tile of 16 rows (any columns up to 12) with column-stored C, in its own function
