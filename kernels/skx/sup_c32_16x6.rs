@@ -30,9 +30,23 @@ pub unsafe fn sup_c32_16x6(args: &SupUkrArgs<Complex<f32>, Complex<f32>>) {
         if args.m == 16 && args.n == 6 {
             full(args)
         } else {
-            sup_complex::<Zmm32, Vl<Ymm32>, 6>(args)
+            edge(args)
         }
     }
+}
+
+/// Every other tile (partial rows or columns), in its own function so that the dispatch
+/// above stays a bare test and jump (as in `sup_f64_16x12.rs`: inlined, the body's prologue
+/// ran before every call of `full` too).
+///
+/// # Safety
+/// The [`crate::kernels::SupUkr`] contract for tiles up to 16×6, on a CPU with AVX-512 F
+/// and VL.
+#[target_feature(enable = "avx512f,avx512vl")]
+#[inline(never)]
+unsafe fn edge(args: &SupUkrArgs<Complex<f32>, Complex<f32>>) {
+    // SAFETY: the same contract, in a function compiled with the body's target features.
+    unsafe { sup_complex::<Zmm32, Vl<Ymm32>, 6>(args) }
 }
 
 /// A full 16×6 tile, in its own function (why: `sup_real_full` in `sup_real.rs`).
