@@ -200,13 +200,21 @@ const EXACT_VECTOR_MIN_K: usize = 128;
 /// op(B)'s rows contiguous ([`short_and_wide_with_b_rows`]), or a TT problem by the
 /// configuration's rule ([`tt_transposed_in_place`]). `gemm_front` and the rows-of-tiles
 /// shortcut (`frame/l3/one_tile.rs`) both decide by it.
+///
+/// Inlined, with both rules' common test (op(B)'s rows contiguous) and each one's cheapest
+/// ahead of their out-of-line bodies: every column-stored call asks, and as an out-of-line
+/// call that saved seven registers this was 8 % of a 2³ `cblas_dgemm` NN (`perf`, session 36).
+#[inline(always)]
 pub(crate) fn sup_solves_transposed<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
     a: &MatRef<A>,
     b: &MatRef<B>,
 ) -> bool {
-    short_and_wide_with_b_rows(kernel, c, a, b) || tt_transposed_in_place(kernel, c, a, b)
+    let b_rows = b.col_stride() == 1 && b.row_stride() != 1;
+    b_rows
+        && ((c.ncols() > c.nrows() && short_and_wide_with_b_rows(kernel, c, a, b))
+            || (a.row_stride() != 1 && tt_transposed_in_place(kernel, c, a, b)))
 }
 
 /// Whether a TT problem (op(A)'s and op(B)'s rows contiguous: Aᵀ and Bᵀ of column-major
@@ -224,13 +232,14 @@ pub(crate) fn sup_solves_transposed<A: GemmPair<B>, B: Element>(
 /// 8×96×96 48.2 → 51.4; sgemm 32³ 82.8 → 95.9 (99.4), 48³ 100.4 → 103.4, 96³ 108.5 → 107.9,
 /// 96×16×96 83.6 → 106.9 (110.8), 64×64×300 104.8 → 112.2, 16×256×256 114.1 → 111.6; with
 /// k < n it lost (sgemm 96×96×32 0.91, 500×500×64 0.94; dgemm level).
+#[inline(never)]
 fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
     a: &MatRef<A>,
     b: &MatRef<B>,
 ) -> bool {
-    // The strides first: every column-stored call asks, and most are no TT.
+    // The strides first (the caller's inline test has already turned most calls away).
     if a.row_stride() == 1 || b.col_stride() != 1 || b.row_stride() == 1 {
         return false;
     }
@@ -244,7 +253,7 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
     b_bytes <= rule.max_b_bytes
         && k >= rule.min_k
-        && k / rule.min_k_per_column.max(1) >= n
+        && k >= n.saturating_mul(rule.min_k_per_column.max(1))
         && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 
@@ -261,6 +270,7 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
 /// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
 /// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs; and with k
 /// below `sup::TRANSPOSED_MIN_K` its set-up costs more than it saves.
+#[inline(never)]
 fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
@@ -269,8 +279,8 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
 ) -> bool {
     const VECTOR_BYTES: usize = 32;
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
-    // The shape and B's strides first: every column-stored call asks, and most are not
-    // short and wide.
+    // The shape and B's strides first (the caller's inline test has already turned most
+    // calls away).
     if n <= m || b.col_stride() != 1 || b.row_stride() == 1 {
         return false;
     }
