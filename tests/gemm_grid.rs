@@ -561,7 +561,7 @@ fn few_columns_with_far_apart_columns_of_a() {
                                 nan_in_c: beta == ScalarClass::Zero,
                                 ..Case::new(m, n, k)
                             };
-                            let rntm = (seed % 5 == 0).then_some(&two);
+                            let rntm = seed.is_multiple_of(5).then_some(&two);
                             let (m32, m64) = if seed % 2 == 0 {
                                 (600, 300)
                             } else {
@@ -884,5 +884,45 @@ fn one_column_and_one_row() {
                 }
             }
         });
+    }
+}
+
+/// Short, wide C (2 to 4 rows, and 5 past the rule) whose op(B) has contiguous rows, with
+/// op(B) of 512 KiB or more (363² f32, 257² f64, 1100×130) or its rows more than 2 KiB apart
+/// (n = 700): the real dtypes solve it transposed through the gemv columns kernel, C's rows
+/// through a buffer of 512 rows (`gemm::short_and_wide_streaming_b`,
+/// `gemv::gemm_by_column_groups_buffered`), so n = 1100 takes three blocks. Every op(A), C
+/// column-stored, row-stored or general, every alpha/beta class (NaN in C under beta = 0),
+/// on each configuration as is, and on two threads.
+#[test]
+fn short_wide_problems_streaming_b() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 22_000usize;
+        for m in [2, 3, 4, 5] {
+            for (n, k) in [(363, 363), (257, 257), (1100, 130), (700, 7)] {
+                for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
+                    for op_a in Op::ALL {
+                        seed += 1;
+                        let case = Case {
+                            op_a,
+                            op_b,
+                            st_b,
+                            st_c: [Storage::Col, Storage::Row, Storage::Gen][seed % 3],
+                            ..Case::new(m, n, k)
+                        }
+                        .with_classes_of(seed);
+                        let case = Case {
+                            nan_in_c: case.beta == ScalarClass::Zero,
+                            ..case
+                        };
+                        let rntm = seed.is_multiple_of(5).then_some(&two);
+                        run_case::<f32>(&full, rntm, &case, seed as u64);
+                        run_case::<f64>(&full, rntm, &case, seed as u64);
+                        run_case::<c64>(&full, rntm, &case, seed as u64);
+                    }
+                }
+            }
+        }
     }
 }

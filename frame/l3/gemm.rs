@@ -47,8 +47,11 @@ use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
 use crate::error::Result;
+use crate::kernels::{GEMV_COLUMNS_MAX, GemvColumnsUkr};
 use crate::l3::dots::gemm_dots;
-use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns, gemm_by_columns_on_plan};
+use crate::l3::gemv::{
+    gemm_by_column_groups, gemm_by_column_groups_buffered, gemm_by_columns, gemm_by_columns_on_plan,
+};
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
@@ -310,7 +313,62 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
         || (a_rows
             && column_bytes <= sup.limits().max_transposed_partial_column_bytes
             && m % (sup.tile().0 / 2).max(1) != 0);
-    short_enough && k >= min_k && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+    short_enough
+        && k >= min_k
+        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+        && short_and_wide_streaming_b(kernel, c, b).is_none()
+}
+
+/// The smallest op(B), in bytes, that [`short_and_wide_streaming_b`] streams when its rows
+/// lie close enough for the sup kernels: half of the L2 here. Below it B stays in the L2 and
+/// the tiles win (streamed against as it is, `cblas_{s,d}gemm` NT, one thread: sgemm
+/// 2×64×64 0.56, 2×256×256 0.93, 4×256×256 0.85; dgemm 2×128×128 0.73, 4×256×256 0.98, but
+/// 2×256×256 1.20, at exactly this size).
+const STREAMED_B_MIN_BYTES: usize = 512 << 10;
+
+/// The largest op(B), in bytes, that [`short_and_wide_streaming_b`] streams. Past it B
+/// comes from memory, and four rows lost (dgemm 4×1500×1500 0.66–0.82, 4×2000×2000 0.71,
+/// while 2×2000×2000 read 1.17 and sgemm 4×2000×2000 1.82).
+const STREAMED_B_MAX_BYTES: usize = 16 << 20;
+
+/// The columns kernel for a short, wide C (2 to `GEMV_COLUMNS_MAX` rows, real) whose op(B)
+/// has contiguous rows that the sup kernels read badly in place: further apart than they take
+/// (`SupLimits::max_a_col_stride_bytes`), or past half of the L2 in all
+/// ([`STREAMED_B_MIN_BYTES`]), up to [`STREAMED_B_MAX_BYTES`]; `None` for any other problem.
+///
+/// As it is (or transposed in place, [`short_and_wide_with_b_rows`]), the tiles walk op(B)
+/// along k one row at a time, each row far from the last (on a page of its own from 4 KiB),
+/// which the hardware prefetcher does not follow: B came at about 20 GB/s from L3. Solved as
+/// Cᵀ = op(B)ᵀ·op(A)ᵀ, op(B)ᵀ has contiguous columns, and the columns kernel streams them
+/// once per group of C's rows, with C's rows (Cᵀ's strided columns) through a buffer
+/// (`gemv.rs`, `gemm_by_column_groups_buffered`). Measured in session 36 through
+/// `cblas_{s,d}gemm` NT, one thread, GFLOPS before → streamed (OpenBLAS): dgemm 2×300×300
+/// 28.6 → 42.7 (41.8), 2×384×384 23.8 → 39.7 (44.7), 2×512×512 10.4 → 35.1 (32.0), 3×512×512
+/// 17.1 → 47.0 (24.4), 4×384×384 29.2 → 48.6 (56.0), 2×1000×1000 12.7 → 35.2 (7.9); sgemm
+/// 2×384×384 51.1 → 96.9 (100.7), 2×512×512 42.5 → 88.2 (88.4), 3×512×512 58.4 → 91.4 (70.4),
+/// 2×1000×1000 25.5 → 65.1 (19.7), 4×1500×1500 20.7 → 68.7 (26.2).
+fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    c: &MatMut<A::Acc>,
+    b: &MatRef<B>,
+) -> Option<GemvColumnsUkr<A, B>> {
+    let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
+    if A::Acc::IS_COMPLEX
+        || !(2..=GEMV_COLUMNS_MAX).contains(&m)
+        || n <= m
+        || b.col_stride() != 1
+        || b.row_stride() == 1
+    {
+        return None;
+    }
+    let limits = kernel.sup()?.limits();
+    let row_bytes = b.row_stride().unsigned_abs().saturating_mul(size_of::<B>());
+    let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
+    let far_or_large = row_bytes > limits.max_a_col_stride_bytes || b_bytes >= STREAMED_B_MIN_BYTES;
+    if !far_or_large || b_bytes > STREAMED_B_MAX_BYTES {
+        return None;
+    }
+    kernel.gemv_columns().map(|(columns, _)| columns)
 }
 
 /// The shortest columns of C (in elements) that an outer product (k = 1) writes column by
@@ -352,7 +410,31 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
             gemm_by_columns(gemv, alpha, a, b, beta, c)
         };
-        if let Some(done) = gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan) {
+        if let Some(done) =
+            gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan, SplitFirst::Columns)
+        {
+            return done;
+        }
+    }
+    // A short, wide C whose op(B) has contiguous rows that the sup kernels read badly in
+    // place: solved transposed through the columns kernel, which streams op(B)ᵀ's columns
+    // (`short_and_wide_streaming_b`); on a team each thread takes its own rows of op(B)ᵀ.
+    if let Some(columns) = short_and_wide_streaming_b(kernel, c, b)
+        && let Some((bt, at)) = A::swapped(a, b)
+    {
+        let per_block = |bt: &MatRef<A>, at: &MatRef<B>, ct: &mut MatMut<A::Acc>| {
+            gemm_by_column_groups_buffered(columns, alpha, bt, at, beta, ct)
+        };
+        let mut ct = c.rb().t();
+        if let Some(done) = gemm_by_columns_on_plan(
+            per_block,
+            &bt,
+            &at,
+            &mut ct,
+            rntm,
+            &plan,
+            SplitFirst::LargerOperand,
+        ) {
             return done;
         }
     }
@@ -440,7 +522,9 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
             gemm_by_column_groups(columns, alpha, a, b, beta, c)
         };
-        if let Some(done) = gemm_by_columns_on_plan(per_block, a, b, c, rntm, plan) {
+        if let Some(done) =
+            gemm_by_columns_on_plan(per_block, a, b, c, rntm, plan, SplitFirst::Columns)
+        {
             return done;
         }
     }

@@ -14,7 +14,7 @@ use crate::kernels::{GEMV_COLUMNS_MAX, GemvColumnsUkr, GemvUkr, GemvUkrArgs};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::rntm::Rntm;
 use crate::thread::plan::{Plan, SINGLE, SplitFirst, block_ways};
-use crate::types::{Element, GemmPair};
+use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// C (m×n) := alpha·A (m×k)·B (k×n) + beta·C through `gemv`, one column of C at a time; operands
@@ -69,6 +69,66 @@ pub(crate) fn gemm_by_column_groups<A: GemmPair<B>, B: Element>(
     Ok(())
 }
 
+/// The rows of C one [`gemm_by_column_groups_buffered`] block computes: its buffer holds
+/// [`GEMV_COLUMNS_MAX`] columns of them (16 KiB of f64), in the L1 beside the columns of A
+/// the kernel streams.
+const BUFFERED_ROWS: usize = 512;
+
+/// [`gemm_by_column_groups`] for a C whose columns are not contiguous (the rows of a short,
+/// wide C, solved transposed), where the columns kernel would fall back to one strided gemv
+/// per column: each block of [`BUFFERED_ROWS`] rows is computed into a contiguous buffer
+/// (beta = 0), then added to C's block with beta. A is read once per group of columns, a
+/// block of rows at a time.
+pub(crate) fn gemm_by_column_groups_buffered<A: GemmPair<B>, B: Element>(
+    columns: GemvColumnsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let mut buffer = [<A::Acc as Element>::zero(); BUFFERED_ROWS * GEMV_COLUMNS_MAX];
+    let args = first_column_args(alpha, a, b, <A::Acc as Element>::zero(), c);
+    let (m, k) = (c.nrows(), a.ncols());
+    for first_row in (0..m).step_by(BUFFERED_ROWS) {
+        let rows = BUFFERED_ROWS.min(m - first_row);
+        for first in (0..c.ncols()).step_by(GEMV_COLUMNS_MAX) {
+            let n = GEMV_COLUMNS_MAX.min(c.ncols() - first);
+            let group = GemvUkrArgs {
+                m: rows,
+                a: a.as_ptr()
+                    .wrapping_offset(first_row as isize * a.row_stride()),
+                x: b.as_ptr().wrapping_offset(first as isize * b.col_stride()),
+                y: buffer.as_mut_ptr(),
+                inc_y: 1,
+                ..args
+            };
+            // SAFETY: rows `first_row..first_row + rows` of A (k columns) and the n columns
+            // of B from `first` (k elements each, col_stride apart) lie in checked views; the
+            // n columns of y (`rows` elements each, BUFFERED_ROWS apart) in the buffer, which
+            // overlaps nothing else; the context's kernel runs on this CPU.
+            unsafe { columns(&group, n, b.col_stride(), BUFFERED_ROWS as isize) };
+            debug_assert!(k == b.nrows());
+            for j in 0..n {
+                let computed = &buffer[j * BUFFERED_ROWS..j * BUFFERED_ROWS + rows];
+                for (i, &value) in computed.iter().enumerate() {
+                    let p = c.ptr_at(first_row + i, first + j);
+                    // SAFETY: (first_row + i, first + j) is in range of the exclusively
+                    // borrowed, checked view C.
+                    unsafe {
+                        *p = if beta.is_zero() {
+                            value
+                        } else {
+                            value + beta * *p
+                        }
+                    };
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The gemv arguments for y := alpha·A·x + beta·y with x and y the first columns of B and C.
 fn first_column_args<A: GemmPair<B>, B: Element>(
     alpha: A::Acc,
@@ -95,9 +155,11 @@ fn first_column_args<A: GemmPair<B>, B: Element>(
 }
 
 /// A gemv-path function run as `plan` says: on the calling thread, or on a team whose
-/// threads each take their own block of C, C's columns split first (`block_ways` with
-/// `SplitFirst::Columns`, as measured for these paths); `None` where such a team cannot
-/// follow the plan (it splits k).
+/// threads each take their own block of C, split as `split_first` says (`block_ways`: the
+/// columns first for outer products and tall C of a few columns, as measured for these
+/// paths; the larger operand's dimension for a short, wide C solved transposed, so that
+/// each thread streams its own rows of the large A); `None` where such a team cannot follow
+/// the plan (it splits k).
 pub(crate) fn gemm_by_columns_on_plan<A: GemmPair<B>, B: Element>(
     per_block: impl Fn(&MatRef<A>, &MatRef<B>, &mut MatMut<A::Acc>) -> Result<()> + Sync,
     a: &MatRef<A>,
@@ -105,12 +167,13 @@ pub(crate) fn gemm_by_columns_on_plan<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
     rntm: &Rntm,
     plan: &Plan,
+    split_first: SplitFirst,
 ) -> Option<Result<()>> {
     if plan.ways == SINGLE {
         return Some(per_block(a, b, c));
     }
     let shape = (c.nrows(), c.ncols());
-    let ways = block_ways(rntm, plan.ways, shape, (1, 1), SplitFirst::Columns)?;
+    let ways = block_ways(rntm, plan.ways, shape, (1, 1), split_first)?;
     Some(gemm_by_columns_team(per_block, a, b, c, ways, plan.pin))
 }
 
