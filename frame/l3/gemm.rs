@@ -368,6 +368,16 @@ fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     if !far_or_large || b_bytes > STREAMED_B_MAX_BYTES {
         return None;
     }
+    // Far-apart rows that spread over the L1's sets the sup kernels read in place from
+    // `SupLimits::far_a_min_n` columns of the transposed problem (4 on haswell): there they
+    // beat streaming (forced haswell NT, GFLOPS as it is / streamed: sgemm 4×1000×1000 70.2 /
+    // 48.9, 4×1000×300 74.1 / 47.4, dgemm 4×700×700 40.3 / 25.2).
+    let sup = kernel.sup()?;
+    if row_bytes > limits.max_a_col_stride_bytes
+        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+    {
+        return None;
+    }
     kernel.gemv_columns().map(|(columns, _)| columns)
 }
 
