@@ -271,8 +271,10 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
 /// 2×96×96 906 → 602 (491), 3×96×96 1603 → 779 (921), 4×96×96 1571 → 950 (839), 2×256×4096
 /// 130 → 87 µs (219); dgemm 2×96×96 1168 → 928 (771), 3×96×96 1616 → 1309 (1447). Where the
 /// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
-/// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs; and with k
-/// below `sup::TRANSPOSED_MIN_K` its set-up costs more than it saves.
+/// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs (since
+/// session 36 a C of 2–4 rows is streamed there instead, [`short_and_wide_streaming_b`],
+/// which this rule leaves alone); and with k below `sup::TRANSPOSED_MIN_K` its set-up costs
+/// more than it saves.
 #[inline(never)]
 fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
@@ -361,7 +363,8 @@ fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     {
         return None;
     }
-    let limits = kernel.sup()?.limits();
+    let sup = kernel.sup()?;
+    let limits = sup.limits();
     let row_bytes = b.row_stride().unsigned_abs().saturating_mul(size_of::<B>());
     let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
     let far_or_large = row_bytes > limits.max_a_col_stride_bytes || b_bytes >= STREAMED_B_MIN_BYTES;
@@ -372,7 +375,6 @@ fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     // `SupLimits::far_a_min_n` columns of the transposed problem (4 on haswell): there they
     // beat streaming (forced haswell NT, GFLOPS as it is / streamed: sgemm 4×1000×1000 70.2 /
     // 48.9, 4×1000×300 74.1 / 47.4, dgemm 4×700×700 40.3 / 25.2).
-    let sup = kernel.sup()?;
     if row_bytes > limits.max_a_col_stride_bytes
         && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
     {
