@@ -318,6 +318,8 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     short_enough
         && k >= min_k
         && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+        // The streaming rule takes precedence (it is decided again in `gemm_oriented`, which
+        // runs it; both ask the same predicate, so they cannot disagree).
         && short_and_wide_streaming_b(kernel, c, b).is_none()
 }
 

@@ -87,6 +87,8 @@ pub(crate) fn gemm_by_column_groups_buffered<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
+    // Zeroed although the kernel writes it with beta = 0 before it is read: safe code, and
+    // the memset was 0.7 % of a dgemm NT 2×512×512 call in `perf` (session 36).
     let mut buffer = [<A::Acc as Element>::zero(); BUFFERED_ROWS * GEMV_COLUMNS_MAX];
     let args = first_column_args(alpha, a, b, <A::Acc as Element>::zero(), c);
     let m = c.nrows();
