@@ -6,7 +6,8 @@
 //!   stride), any strides work.
 //! * beta == 0: C is written without being read.
 //! * Register map: 12 accumulators (2 ymm × 6 columns), 2 A vectors, 1 broadcast register;
-//!   per k step 2 loads, 6 broadcasts, 12 FMAs.
+//!   per k step 2 loads, 6 broadcasts, 12 FMAs; k unrolled 4× (one step per trip ran up to
+//!   8 % slower on a Zen 3: `docs/Performance.md`, "Four k steps per trip").
 //! * The body, its prefetching and reasoning: `kernels/x86/gemm_real.rs`.
 
 use crate::kernels::GemmUkrArgs;
@@ -20,5 +21,5 @@ use crate::kernels::x86::simd::Ymm32;
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn gemm_f32_16x6(args: &GemmUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Ymm32, f32, 2, 6>(args) }
+    unsafe { gemm_real::<Ymm32, f32, 2, 6, 4>(args) }
 }

@@ -25,5 +25,5 @@ use crate::types::bf16;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_b16_32x12(args: &GemmUkrArgs<bf16, bf16>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Zmm32, bf16, 2, 12>(args) }
+    unsafe { gemm_real::<Zmm32, bf16, 2, 12, 1>(args) }
 }

@@ -6,7 +6,8 @@
 //!   stride), any strides work.
 //! * beta == 0: C is written without being read.
 //! * Register map: 24 accumulators (2 zmm × 12 columns), 2 A vectors, B broadcast from
-//!   memory into the FMAs; per k step 2 loads, 12 broadcasts, 24 FMAs.
+//!   memory into the FMAs; per k step 2 loads, 12 broadcasts, 24 FMAs; one k step per trip
+//!   (unrolling is measured only on AVX2: `kernels/x86/gemm_real.rs`).
 //! * The body, its prefetching and reasoning: `kernels/x86/gemm_real.rs`.
 
 use crate::kernels::GemmUkrArgs;
@@ -20,5 +21,5 @@ use crate::kernels::x86::simd::Zmm64;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_f64_16x12(args: &GemmUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_real::<Zmm64, f64, 2, 12>(args) }
+    unsafe { gemm_real::<Zmm64, f64, 2, 12, 1>(args) }
 }
