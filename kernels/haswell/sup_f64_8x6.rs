@@ -7,6 +7,7 @@
 //! * A: unit row stride, column stride cs_a. B: any strides (elements are broadcast). C:
 //!   prefers columns (unit row stride: masked vector loads/stores), any strides work.
 //! * beta == 0: C is written without being read.
+//! * k unrolled 4× where B's rows are adjacent (one step otherwise).
 //! * The body and its reasoning: `kernels/x86/sup_real.rs`.
 
 use crate::kernels::SupUkrArgs;
@@ -20,5 +21,5 @@ use crate::kernels::x86::sup_real::sup_real;
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn sup_f64_8x6(args: &SupUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real::<Ymm64, Ymm64, 6>(args) }
+    unsafe { sup_real::<Ymm64, Ymm64, 6, 4>(args) }
 }

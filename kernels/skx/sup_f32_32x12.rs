@@ -42,7 +42,7 @@ pub unsafe fn sup_f32_32x12(args: &SupUkrArgs<f32, f32>) {
 #[inline(never)]
 unsafe fn edge(args: &SupUkrArgs<f32, f32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real::<Zmm32, Vl<Ymm32>, 12>(args) }
+    unsafe { sup_real::<Zmm32, Vl<Ymm32>, 12, 1>(args) }
 }
 
 /// A tile of 32 rows (any columns up to 12) with column-stored C, in its own function

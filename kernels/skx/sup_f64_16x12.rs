@@ -42,7 +42,7 @@ pub unsafe fn sup_f64_16x12(args: &SupUkrArgs<f64, f64>) {
 #[inline(never)]
 unsafe fn edge(args: &SupUkrArgs<f64, f64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { sup_real::<Zmm64, Vl<Ymm64>, 12>(args) }
+    unsafe { sup_real::<Zmm64, Vl<Ymm64>, 12, 1>(args) }
 }
 
 /// A tile of 16 rows (any columns up to 12) with column-stored C, in its own function

@@ -20,6 +20,13 @@
 //! five times as long (measured). The AVX2 kernels pass H = V, which compiles to exactly
 //! the instances they had before.
 //!
+//! **k steps per trip.** `K_UNROLL` k steps make one trip of the k loop of a tile of four or
+//! more accumulators, where B's rows are adjacent (unit row stride, the stride a constant);
+//! elsewhere one. The AVX2 kernels use 4: on a Zen 3 that took sgemm NN 16³–128³ +9–22 %
+//! and dgemm 16³–64³ +5–15 % (TN alike). With B's rows far apart (NT) dgemm read 0.72–0.96 on
+//! 8–16 rows of 1024 columns, so those tiles keep one step (`docs/Performance.md`, "Four k
+//! steps per trip"). The AVX-512 kernels use 1, unmeasured otherwise.
+//!
 //! **One row, B's columns contiguous: dot products.** A tile of a single row with B's unit
 //! row stride (op(B) = N) and k of two vectors or more is computed along k instead
 //! ([`dot_row`]): every lane of its FMAs is useful, where a row vector would use one.
@@ -40,7 +47,12 @@ const MAX_NR: usize = 12;
 /// called from a function compiled with `V`'s and `H`'s target features on a CPU that has
 /// them.
 #[inline(always)]
-pub(crate) unsafe fn sup_real<V: ColumnsToRows, H: ColumnsToRows<Elem = V::Elem>, const NR: usize>(
+pub(crate) unsafe fn sup_real<
+    V: ColumnsToRows,
+    H: ColumnsToRows<Elem = V::Elem>,
+    const NR: usize,
+    const K_UNROLL: usize,
+>(
     args: &SupUkrArgs<V::Elem, V::Elem>,
 ) where
     V::Elem: Scalar,
@@ -69,22 +81,22 @@ pub(crate) unsafe fn sup_real<V: ColumnsToRows, H: ColumnsToRows<Elem = V::Elem>
                 ..*args
             })
         } else if m > V::LANES + H::LANES {
-            by_columns::<V, V, 2, NR, false>(args)
+            by_columns::<V, V, 2, NR, false, K_UNROLL>(args)
         } else if m == V::LANES + H::LANES && args.rs_c == 1 {
             // Both vectors full, no masks: the AVX2 kernels' whole tiles (their shells have
             // no `sup_real_full`) and 24-row sgemm / 12-row dgemm tiles on skx.
-            by_columns::<V, H, 2, NR, true>(args)
+            by_columns::<V, H, 2, NR, true, K_UNROLL>(args)
         } else if m > V::LANES {
-            by_columns::<V, H, 2, NR, false>(args)
+            by_columns::<V, H, 2, NR, false, K_UNROLL>(args)
         } else if m == V::LANES && args.rs_c == 1 {
             // A whole vector: no masks (a few percent on 16-row sgemm tiles, session 23).
-            by_columns::<V, V, 1, NR, true>(args)
+            by_columns::<V, V, 1, NR, true, K_UNROLL>(args)
         } else if m > H::LANES {
-            by_columns::<V, V, 1, NR, false>(args)
+            by_columns::<V, V, 1, NR, false, K_UNROLL>(args)
         } else if m == H::LANES && args.rs_c == 1 {
-            by_columns::<H, H, 1, NR, true>(args)
+            by_columns::<H, H, 1, NR, true, K_UNROLL>(args)
         } else {
-            by_columns::<H, H, 1, NR, false>(args)
+            by_columns::<H, H, 1, NR, false, K_UNROLL>(args)
         }
     }
 }
@@ -277,19 +289,19 @@ pub(crate) unsafe fn sup_real_full<
     unsafe {
         // Up to ONE_PASS columns in one pass over the k loop, from ONE_PASS_MIN_K.
         if args.n <= ONE_PASS && args.k >= ONE_PASS_MIN_K {
-            by_columns::<V, V, 2, ONE_PASS, true>(args);
+            by_columns::<V, V, 2, ONE_PASS, true, 1>(args);
             return;
         }
         // GROUP columns at a time, then the rest (fewer than GROUP) by its column count.
         let mut part = *args;
         while part.n >= GROUP {
-            body::<V, V, 2, GROUP, true>(&SupUkrArgs { n: GROUP, ..part });
+            body::<V, V, 2, GROUP, true, 1>(&SupUkrArgs { n: GROUP, ..part });
             part.n -= GROUP;
             part.b = part.b.offset(GROUP as isize * part.cs_b);
             part.c = part.c.offset(GROUP as isize * part.cs_c);
         }
         if part.n > 0 {
-            by_columns::<V, V, 2, GROUP, true>(&part);
+            by_columns::<V, V, 2, GROUP, true, 1>(&part);
         }
     }
 }
@@ -327,6 +339,7 @@ unsafe fn by_columns<
     const VECS: usize,
     const NR: usize,
     const FULL: bool,
+    const K_UNROLL: usize,
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
@@ -335,18 +348,18 @@ unsafe fn by_columns<
     // SAFETY: passed on, with N = args.n.
     unsafe {
         match args.n {
-            1 if NR > 1 => body::<V0, V1, VECS, 1, FULL>(args),
-            2 if NR > 2 => body::<V0, V1, VECS, 2, FULL>(args),
-            3 if NR > 3 => body::<V0, V1, VECS, 3, FULL>(args),
-            4 if NR > 4 => body::<V0, V1, VECS, 4, FULL>(args),
-            5 if NR > 5 => body::<V0, V1, VECS, 5, FULL>(args),
-            6 if NR > 6 => body::<V0, V1, VECS, 6, FULL>(args),
-            7 if NR > 7 => body::<V0, V1, VECS, 7, FULL>(args),
-            8 if NR > 8 => body::<V0, V1, VECS, 8, FULL>(args),
-            9 if NR > 9 => body::<V0, V1, VECS, 9, FULL>(args),
-            10 if NR > 10 => body::<V0, V1, VECS, 10, FULL>(args),
-            11 if NR > 11 => body::<V0, V1, VECS, 11, FULL>(args),
-            _ => body::<V0, V1, VECS, NR, FULL>(args),
+            1 if NR > 1 => body::<V0, V1, VECS, 1, FULL, K_UNROLL>(args),
+            2 if NR > 2 => body::<V0, V1, VECS, 2, FULL, K_UNROLL>(args),
+            3 if NR > 3 => body::<V0, V1, VECS, 3, FULL, K_UNROLL>(args),
+            4 if NR > 4 => body::<V0, V1, VECS, 4, FULL, K_UNROLL>(args),
+            5 if NR > 5 => body::<V0, V1, VECS, 5, FULL, K_UNROLL>(args),
+            6 if NR > 6 => body::<V0, V1, VECS, 6, FULL, K_UNROLL>(args),
+            7 if NR > 7 => body::<V0, V1, VECS, 7, FULL, K_UNROLL>(args),
+            8 if NR > 8 => body::<V0, V1, VECS, 8, FULL, K_UNROLL>(args),
+            9 if NR > 9 => body::<V0, V1, VECS, 9, FULL, K_UNROLL>(args),
+            10 if NR > 10 => body::<V0, V1, VECS, 10, FULL, K_UNROLL>(args),
+            11 if NR > 11 => body::<V0, V1, VECS, 11, FULL, K_UNROLL>(args),
+            _ => body::<V0, V1, VECS, NR, FULL, K_UNROLL>(args),
         }
     }
 }
@@ -369,6 +382,7 @@ unsafe fn body<
     const VECS: usize,
     const N: usize,
     const FULL: bool,
+    const K_UNROLL: usize,
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
 ) where
@@ -397,15 +411,15 @@ unsafe fn body<
             // The same loop with the row stride a constant (why: `sup_real_full`; with the
             // half-width vectors, whose FMAs take half the time, the chained addresses cost
             // more: an sgemm tile of 7 rows, 12 columns, k = 64 took 200 instead of 152 ns).
-            k_loop::<V0, V1, VECS, N, FULL>(args, 1, mask, &b_offsets)
+            k_loop::<V0, V1, VECS, N, FULL, K_UNROLL>(args, 1, mask, &b_offsets)
         } else if args.cs_b == 1 {
             // B's rows contiguous (op(B) = Bᵀ of a column-major B): the column offsets as
             // constants. Read from an array, they were a load each beside every broadcast, and
             // a tile of up to 8 sgemm rows took 1.5× the time of the same tile with rs_b = 1.
             let unit_offsets: [isize; N] = core::array::from_fn(|j| j as isize);
-            k_loop::<V0, V1, VECS, N, FULL>(args, args.rs_b, mask, &unit_offsets)
+            k_loop::<V0, V1, VECS, N, FULL, 1>(args, args.rs_b, mask, &unit_offsets)
         } else {
-            k_loop::<V0, V1, VECS, N, FULL>(args, args.rs_b, mask, &b_offsets)
+            k_loop::<V0, V1, VECS, N, FULL, 1>(args, args.rs_b, mask, &b_offsets)
         };
 
         if FULL || args.rs_c == 1 {
@@ -804,6 +818,7 @@ unsafe fn k_loop<
     const VECS: usize,
     const N: usize,
     const FULL: bool,
+    const K_UNROLL: usize,
 >(
     args: &SupUkrArgs<V0::Elem, V0::Elem>,
     rs_b: isize,
@@ -822,7 +837,14 @@ where
         let (mut a, mut b) = (args.a, args.b);
         let sets = CHAINS.div_ceil(N * VECS).min(CHAINS);
         if sets == 1 {
-            for _ in 0..args.k {
+            for _ in 0..args.k / K_UNROLL {
+                for _ in 0..K_UNROLL {
+                    k_step::<V0, V1, VECS, N, FULL>(a, b, mask, b_offsets, &mut acc0, &mut acc1);
+                    a = a.offset(args.cs_a);
+                    b = b.offset(rs_b);
+                }
+            }
+            for _ in 0..args.k % K_UNROLL {
                 k_step::<V0, V1, VECS, N, FULL>(a, b, mask, b_offsets, &mut acc0, &mut acc1);
                 a = a.offset(args.cs_a);
                 b = b.offset(rs_b);
