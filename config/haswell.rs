@@ -79,6 +79,10 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 0.82–0.91, dgemm 32³–64³ 0.93–0.98; sgemm 16³ 0.97) and at n = 48–64 whatever k (sgemm
     // 200×100×200 0.88). No rule in k and n alone was found: never.
     tt_transposed: None,
+    // Session 37 (a Zen 3, one thread, NT): packing such a B through the loop nest took dgemm
+    // 8×4096×4096 3.9 → 4.9 GFLOPS, 32×2048×2048 12.4 → 15.0, 32×8192×256 8.3 → 17.1, sgemm
+    // 64×2048×2048 28.5 → 40.5 (docs/Performance.md, "One A block: B blocks of its size").
+    max_b_bytes_with_rows_contiguous: 4 << 20,
 };
 
 /// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a

@@ -95,6 +95,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
         min_k_per_column: 1,
         max_b_bytes: 512 << 10,
     }),
+    // Not measured on skx (no AVX-512 machine in session 37): never.
+    max_b_bytes_with_rows_contiguous: usize::MAX,
 };
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost

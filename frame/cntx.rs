@@ -12,6 +12,7 @@ use crate::kernels::{
 };
 use crate::l3::sup::columns_spread_over_l1;
 use crate::types::{Element, GemmPair, bf16, c32, c64};
+use crate::view::MatRef;
 
 /// A kernel's blocksizes, BLIS names: the register tile MR×NR, and the cache blocks KC (depth
 /// of a packed panel), MC (rows of packed A), NC (columns of packed B).
@@ -100,7 +101,18 @@ pub struct SupLimits {
     /// they are op(A) is copied first (`gemm::tt_transposed_in_place`). `None`: none (a
     /// short, wide C still goes by the rules above).
     pub tt_transposed: Option<TtTransposed>,
+    /// An op(B) with contiguous rows (B's rows far apart in memory: each tile's k step reads
+    /// a new line, often a new page) of more than this many bytes, for a C of at most
+    /// [`PACKED_B_MAX_M`] rows, is packed by the loop nest instead of read in place: with so
+    /// few rows, each line of B read in place serves one or two tiles, where packing reads B
+    /// once in order (`usize::MAX`: never).
+    pub max_b_bytes_with_rows_contiguous: usize,
 }
+
+/// See [`SupLimits::max_b_bytes_with_rows_contiguous`]: measured on haswell (a Zen 3, dgemm
+/// and sgemm NT), C of 5–128 rows gained 1.1–2.1× from packing B, while 96 and 240 rows of
+/// 1024 columns read 0.95–1.03 (`docs/Performance.md`, "One A block: B blocks of its size").
+pub const PACKED_B_MAX_M: usize = 128;
 
 /// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
 /// least `min_k` and at least `min_k_per_column`·n, and op(B), the transposed problem's A,
@@ -220,6 +232,20 @@ impl<A: Element, B: Element> SupKernel<A, B> {
         (self.limits.far_a_min_n..=self.limits.far_a_max_n).contains(&n)
             && columns_spread_over_l1(stride_bytes)
     }
+    /// Whether op(B), `b`, for a C of `m` rows, goes to the loop nest by
+    /// [`SupLimits::max_b_bytes_with_rows_contiguous`]. Two compares on calls whose op(B)'s
+    /// rows are not contiguous.
+    #[inline(always)]
+    pub(crate) fn packs_b_with_rows_contiguous(&self, m: usize, b: &MatRef<B>) -> bool {
+        b.col_stride() == 1
+            && b.row_stride() != 1
+            && m <= PACKED_B_MAX_M
+            && b.nrows()
+                .saturating_mul(b.ncols())
+                .saturating_mul(size_of::<B>())
+                > self.limits.max_b_bytes_with_rows_contiguous
+    }
+
     pub(crate) fn ukr(&self) -> SupUkr<A, B> {
         self.ukr
     }

@@ -639,6 +639,7 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         pack_a_only: PackAOnly::Always,
         max_transposed_partial_column_bytes: 0,
         tt_transposed: None,
+        max_b_bytes_with_rows_contiguous: usize::MAX,
     })
 }
 
@@ -922,6 +923,41 @@ fn short_wide_problems_streaming_b() {
                         run_case::<c64>(&full, rntm, &case, seed as u64);
                     }
                 }
+            }
+        }
+    }
+}
+
+/// C of few rows (1–129) whose op(B) has contiguous rows and is past haswell's 4 MiB
+/// (`SupLimits::max_b_bytes_with_rows_contiguous`): packed by the loop nest there, with NC
+/// cut to MC since every A team's rows fit one block (`gemm::nc_for`), so n = 1030 takes
+/// several B blocks; read in place by the sup kernels where the limit is off (skx). Every
+/// op(A) in turn, C column-stored, row-stored or general, every alpha/beta class (NaN in C
+/// under beta = 0), on each configuration as is, and on two threads.
+#[test]
+fn few_rows_with_a_large_b_of_contiguous_rows() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 23_000usize;
+        for m in [1, 5, 8, 64, 128, 129] {
+            for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
+                seed += 1;
+                let case = Case {
+                    op_a: Op::ALL[seed % Op::ALL.len()],
+                    op_b,
+                    st_b,
+                    st_c: [Storage::Col, Storage::Row, Storage::Gen][seed % 3],
+                    ..Case::new(m, 1030, 1030)
+                }
+                .with_classes_of(seed);
+                let case = Case {
+                    nan_in_c: case.beta == ScalarClass::Zero,
+                    ..case
+                };
+                let rntm = seed.is_multiple_of(3).then_some(&two);
+                run_case::<f32>(&full, rntm, &case, seed as u64);
+                let case = Case { k: 520, ..case };
+                run_case::<f64>(&full, rntm, &case, seed as u64);
             }
         }
     }

@@ -458,6 +458,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if let Some(sup) = kernel.sup()
         && sup.suits(shape.0, shape.1, shape.2, a_col_stride)
         && sup_takes_b(b)
+        && !sup.packs_b_with_rows_contiguous(shape.0, b)
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
             && may_pack_only_a(sup, b, kernel.blocksizes()))
     {
@@ -616,9 +617,10 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
     plan: &Plan,
 ) -> Result<()> {
-    let Blocksizes { mr, nr, kc, mc, nc } = kernel.blocksizes();
+    let Blocksizes { mr, nr, kc, mc, .. } = kernel.blocksizes();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let ways = plan.ways;
+    let nc = nc_for(kernel.blocksizes(), m, ways.ic);
     let b_teams = ways.jc * ways.pc;
     let a_teams = b_teams * ways.ic;
 
@@ -672,8 +674,9 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 
 /// One thread's part of the loop nest (see the module docs for the tree and its barriers).
 fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Result<(), Poisoned> {
-    let Blocksizes { mr, nr, kc, mc, nc } = s.kernel.blocksizes();
+    let Blocksizes { mr, nr, kc, mc, .. } = s.kernel.blocksizes();
     let (m, n, k) = (s.c.m, s.c.n, s.a.ncols());
+    let nc = nc_for(s.kernel.blocksizes(), m, s.ways.ic);
     let Ways {
         jc: jc_ways,
         pc: pc_ways,
@@ -824,6 +827,23 @@ pub(super) fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<It
         start += len;
         Some(start - len..start)
     })
+}
+
+/// The NC a problem of `m` rows on `ic_ways` A teams uses: the context's, unless every A
+/// team has at most MC rows. Then each packed B block is read by one macrokernel call right
+/// after it is packed, and never again, so there is nothing to keep in L3: NC shrinks to MC
+/// (rounded up to NR), a B block no larger than an A block, still in L2 when the macrokernel
+/// reads it. A wide block went to L3 and back. The price is packing A once per NC block; at
+/// MC rows that is a pass as long as the B block's, so the rule stops there (m = 240 of
+/// haswell's MC read 0.94–1.05, 200 rows 1.03–1.07, 128 rows 1.01–1.24; on a Zen 3,
+/// `docs/Performance.md`, "One A block: B blocks of its size"). Every thread of a team
+/// computes the same value.
+pub(super) fn nc_for(blocks: Blocksizes, m: usize, ic_ways: usize) -> usize {
+    if largest_part(m, ic_ways, blocks.mr) <= blocks.mc {
+        blocks.nc.min(blocks.mc.next_multiple_of(blocks.nr))
+    } else {
+        blocks.nc
+    }
 }
 
 /// The longest block [`cache_blocks`] hands out for `size`.
@@ -1107,5 +1127,35 @@ mod hw_context_tests {
         })
         .join()
         .unwrap();
+    }
+}
+
+#[cfg(test)]
+mod nc_tests {
+    use super::nc_for;
+    use crate::cntx::Blocksizes;
+
+    #[test]
+    fn nc_shrinks_to_mc_only_when_every_a_team_has_at_most_mc_rows() {
+        let blocks = Blocksizes {
+            mr: 8,
+            nr: 6,
+            kc: 256,
+            mc: 240,
+            nc: 4080,
+        };
+        for m in [1, 16, 239, 240] {
+            assert_eq!(nc_for(blocks, m, 1), 240, "m = {m}");
+        }
+        // Past MC (one block of up to 320 rows, or more blocks).
+        for m in [241, 320, 321, 1000, 4096] {
+            assert_eq!(nc_for(blocks, m, 1), 4080, "m = {m}");
+        }
+        // Split over two A teams (in whole MRs): 240 rows each, or 256.
+        assert_eq!(nc_for(blocks, 480, 2), 240);
+        assert_eq!(nc_for(blocks, 500, 2), 4080);
+        // MC rounded up to NR, and never above NC.
+        assert_eq!(nc_for(Blocksizes { mc: 100, ..blocks }, 50, 1), 102);
+        assert_eq!(nc_for(Blocksizes { nc: 96, ..blocks }, 50, 1), 96);
     }
 }

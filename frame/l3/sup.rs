@@ -1028,6 +1028,7 @@ mod tests {
         pack_a_only: PackAOnly::WhenBSpreadsOverL1,
         max_transposed_partial_column_bytes: 256,
         tt_transposed: None,
+        max_b_bytes_with_rows_contiguous: usize::MAX,
     };
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.

@@ -246,6 +246,7 @@ pub fn no_sup_limits() -> SupLimits {
         pack_a_only: PackAOnly::Never,
         max_transposed_partial_column_bytes: 0,
         tt_transposed: None,
+        max_b_bytes_with_rows_contiguous: usize::MAX,
     }
 }
 
