@@ -620,7 +620,7 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
     let Blocksizes { mr, nr, kc, mc, .. } = kernel.blocksizes();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let ways = plan.ways;
-    let nc = nc_for(kernel.blocksizes(), m, ways.ic);
+    let nc = nc_for(kernel.blocksizes(), m, ways);
     let b_teams = ways.jc * ways.pc;
     let a_teams = b_teams * ways.ic;
 
@@ -676,7 +676,7 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Result<(), Poisoned> {
     let Blocksizes { mr, nr, kc, mc, .. } = s.kernel.blocksizes();
     let (m, n, k) = (s.c.m, s.c.n, s.a.ncols());
-    let nc = nc_for(s.kernel.blocksizes(), m, s.ways.ic);
+    let nc = nc_for(s.kernel.blocksizes(), m, s.ways);
     let Ways {
         jc: jc_ways,
         pc: pc_ways,
@@ -829,17 +829,17 @@ pub(super) fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<It
     })
 }
 
-/// The NC a problem of `m` rows on `ic_ways` A teams uses: the context's, unless every A
-/// team has at most MC rows. Then each packed B block is read by one macrokernel call right
+/// The NC a problem of `m` rows on `ways` uses: the context's, unless one thread computes
+/// at most MC rows. Then each packed B block is read by one macrokernel call right
 /// after it is packed, and never again, so there is nothing to keep in L3: NC shrinks to MC
 /// (rounded up to NR), a B block no larger than an A block, still in L2 when the macrokernel
 /// reads it. A wide block went to L3 and back. The price is packing A once per NC block; at
 /// MC rows that is a pass as long as the B block's, so the rule stops there (m = 240 of
 /// haswell's MC read 0.94–1.05, 200 rows 1.03–1.07, 128 rows 1.01–1.24; on a Zen 3,
-/// `docs/Performance.md`, "One A block: B blocks of its size"). Every thread of a team
-/// computes the same value.
-pub(super) fn nc_for(blocks: Blocksizes, m: usize, ic_ways: usize) -> usize {
-    if largest_part(m, ic_ways, blocks.mr) <= blocks.mc {
+/// `docs/Performance.md`, "One A block: B blocks of its size"). On two threads it lost
+/// (NT 200×4096×4096 0.83–0.87), so teams keep the context's NC.
+pub(super) fn nc_for(blocks: Blocksizes, m: usize, ways: Ways) -> usize {
+    if ways == SINGLE && m <= blocks.mc {
         blocks.nc.min(blocks.mc.next_multiple_of(blocks.nr))
     } else {
         blocks.nc
@@ -1134,9 +1134,11 @@ mod hw_context_tests {
 mod nc_tests {
     use super::nc_for;
     use crate::cntx::Blocksizes;
+    use crate::rntm::Ways;
+    use crate::thread::plan::SINGLE;
 
     #[test]
-    fn nc_shrinks_to_mc_only_when_every_a_team_has_at_most_mc_rows() {
+    fn nc_shrinks_to_mc_only_for_one_thread_of_at_most_mc_rows() {
         let blocks = Blocksizes {
             mr: 8,
             nr: 6,
@@ -1145,17 +1147,18 @@ mod nc_tests {
             nc: 4080,
         };
         for m in [1, 16, 239, 240] {
-            assert_eq!(nc_for(blocks, m, 1), 240, "m = {m}");
+            assert_eq!(nc_for(blocks, m, SINGLE), 240, "m = {m}");
         }
         // Past MC (one block of up to 320 rows, or more blocks).
         for m in [241, 320, 321, 1000, 4096] {
-            assert_eq!(nc_for(blocks, m, 1), 4080, "m = {m}");
+            assert_eq!(nc_for(blocks, m, SINGLE), 4080, "m = {m}");
         }
-        // Split over two A teams (in whole MRs): 240 rows each, or 256.
-        assert_eq!(nc_for(blocks, 480, 2), 240);
-        assert_eq!(nc_for(blocks, 500, 2), 4080);
+        // Teams keep NC.
+        let two = Ways { ic: 2, ..SINGLE };
+        assert_eq!(nc_for(blocks, 16, two), 4080);
+        assert_eq!(nc_for(blocks, 16, Ways { jc: 2, ..SINGLE }), 4080);
         // MC rounded up to NR, and never above NC.
-        assert_eq!(nc_for(Blocksizes { mc: 100, ..blocks }, 50, 1), 102);
-        assert_eq!(nc_for(Blocksizes { nc: 96, ..blocks }, 50, 1), 96);
+        assert_eq!(nc_for(Blocksizes { mc: 100, ..blocks }, 50, SINGLE), 102);
+        assert_eq!(nc_for(Blocksizes { nc: 96, ..blocks }, 50, SINGLE), 96);
     }
 }
