@@ -24,6 +24,9 @@
 //! barrier of the whole team each thread adds the partials into its share of C, in group order
 //! (deterministic, though not bit-identical to one thread, as the sum is regrouped).
 //!
+//! One thread with at most MC rows uses NC = MC (`nc_for`): its B blocks are read once, right
+//! after packing, so they are kept L2-sized rather than L3-sized.
+//!
 //! All memory (packed blocks for every team, partial products, the barriers) is taken before
 //! any thread starts, so running out of memory is reported with C untouched.
 //!
