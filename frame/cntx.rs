@@ -110,8 +110,9 @@ pub struct SupLimits {
 }
 
 /// See [`SupLimits::max_b_bytes_with_rows_contiguous`]: measured on haswell (a Zen 3, dgemm
-/// and sgemm NT), C of 5–128 rows gained 1.1–2.1× from packing B, while 96 and 240 rows of
-/// 1024 columns read 0.95–1.03 (`docs/Performance.md`, "One A block: B blocks of its size").
+/// and sgemm NT, one thread), C of 5–128 rows and 2048–8192 columns gained 1.08–2.07× from
+/// packing B; 96 rows of 1024 columns read 0.97–1.03, and 240 rows 0.95, so the rule stops
+/// at 128 (`docs/Performance.md`, "One A block: B blocks of its size").
 pub const PACKED_B_MAX_M: usize = 128;
 
 /// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
