@@ -439,7 +439,7 @@ fn tt_problems_with_k_at_least_n() {
 /// and transposed), which the real dtypes compute as dot products (`frame/l3/dots.rs`), and
 /// its transpose, a tall C of a few columns: m = 2…8 rows (one kernel call or two), k
 /// around the path's thresholds (128 and 512 bytes of a row) and past its k block (512),
-/// every op(A) and storage of A (general strides too: gathered element by element) and C, every alpha/beta class (NaN in C under beta = 0), on
+/// 150 columns for the two-pass kernels' chunks of B, every op(A) and storage of A (general strides too: gathered element by element) and C, every alpha/beta class (NaN in C under beta = 0), on
 /// each configuration as is; and wide ones on two threads (each its own columns).
 #[test]
 fn short_wide_problems_with_b_columns_contiguous() {
@@ -478,6 +478,13 @@ fn short_wide_problems_with_b_columns_contiguous() {
                     run_all(n, m, k, None);
                 }
             }
+        }
+        // Five to eight rows on 16 registers go in two passes over B, by chunks of its
+        // columns (kernels/x86/dots_real.rs): 150 columns of 600 (two k blocks) are three
+        // chunks of f32 and five of f64.
+        for m in [5, 8] {
+            run_all(m, 150, 600, None);
+            run_all(150, m, 600, None);
         }
         // Past the two-thread threshold (2^19 multiply-adds).
         run_all(3, 3000, 128, Some(&two));

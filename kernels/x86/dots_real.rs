@@ -12,7 +12,8 @@
 //! side's registers held and one register of the longer side streaming past them
 //! ([`k_step`]). 32 registers: 1×8, 2×8, 3×8, 4×4, 5×4, 6×4, 7×3, 8×2 (4×6 was 8–20 % slower
 //! than 4×4; dgemm 8×3 ran at under half the speed of 8×2). 16 registers: 1×8, 2×6, 3×3, 4×2,
-//! and more than four rows in two passes over B (rows split evenly). The columns left over
+//! and more than four rows in two passes over B (rows split evenly), by chunks of
+//! [`TWO_PASS_CHUNK_BYTES`] of B's columns so the second pass reads them from L2. The columns left over
 //! (fewer than G) are one block of their own width.
 //!
 //! **The epilogue** weighs as much as the k loop when k is short (k = 32 f32 is four 256-bit
@@ -59,15 +60,28 @@ where
             if args.m <= 4 {
                 up_to_four_rows::<V>(args);
             } else {
-                // No block of more than four rows fits in 16 registers: two passes over B.
+                // No block of more than four rows fits in 16 registers: two passes over B,
+                // a chunk of its columns at a time, so the second pass finds them in L2.
                 let upper = args.m.div_ceil(2);
-                up_to_four_rows::<V>(&DotsUkrArgs { m: upper, ..*args });
-                up_to_four_rows::<V>(&DotsUkrArgs {
-                    m: args.m - upper,
-                    a: args.a.offset(upper as isize * args.rs_a),
-                    c: args.c.offset(upper as isize * args.rs_c),
-                    ..*args
-                });
+                let column_bytes = args.k * size_of::<V::Elem>();
+                let chunk = (TWO_PASS_CHUNK_BYTES / column_bytes).max(1);
+                let mut j = 0;
+                while j < args.n {
+                    let part = DotsUkrArgs {
+                        n: chunk.min(args.n - j),
+                        b: args.b.offset(j as isize * args.cs_b),
+                        c: args.c.offset(j as isize * args.cs_c),
+                        ..*args
+                    };
+                    up_to_four_rows::<V>(&DotsUkrArgs { m: upper, ..part });
+                    up_to_four_rows::<V>(&DotsUkrArgs {
+                        m: args.m - upper,
+                        a: args.a.offset(upper as isize * args.rs_a),
+                        c: part.c.offset(upper as isize * args.rs_c),
+                        ..part
+                    });
+                    j += part.n;
+                }
             }
         }
         return;
@@ -86,6 +100,12 @@ where
         }
     }
 }
+
+/// How much of B (bytes of its columns) the two passes of [`dots_in_place`] on 16 registers
+/// take at a time: half of a 256 KiB L2. Each pass over all of B let the second read a large
+/// B from memory again (sgemm NN 8×4096×4096 on a Zen 3: 1.44–1.50× slower than OpenBLAS,
+/// `docs/Performance.md`, "Two passes over B by chunks").
+const TWO_PASS_CHUNK_BYTES: usize = 128 << 10;
 
 /// [`dots_in_place`] on a register file of 16, for at most four rows.
 ///
