@@ -55,7 +55,8 @@ where
     debug_assert!(args.n >= 1 && args.k >= 1);
     if V::REGISTERS < 32 {
         // SAFETY: passed on; past four rows, each pass is the contract on its rows of A and
-        // C (row `upper` lies inside both, as upper < m).
+        // C (row `upper` lies inside both, as upper < m) and on a chunk of B's and C's
+        // columns j..j + part.n (j < n, part.n ≤ n − j).
         unsafe {
             if args.m <= 4 {
                 up_to_four_rows::<V>(args);
