@@ -6,8 +6,9 @@
 //!   stride), any strides work.
 //! * beta == 0: C is written without being read.
 //! * Register map: 12 accumulators (2 ymm × 6 columns), 2 A vectors, 1 broadcast register;
-//!   per k step 2 loads, 6 broadcasts, 12 FMAs; k unrolled 4× (one step per trip ran up to
-//!   8 % slower on a Zen 3: `docs/Performance.md`, "Four k steps per trip").
+//!   per k step 2 loads, 6 broadcasts, 12 FMAs; k unrolled 4× (sgemm NN 256³–1024³ +8 %, TN
+//!   −2–+5 %, over one step per trip on a Zen 3: `docs/Performance.md`, "Four k steps per
+//!   trip").
 //! * The body, its prefetching and reasoning: `kernels/x86/gemm_real.rs`.
 
 use crate::kernels::GemmUkrArgs;
