@@ -87,9 +87,15 @@ const SUP_LIMITS: SupLimits = SupLimits {
 
 /// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a
 /// prefetch ahead) beat packing: A of at least 4 MiB, where the sup path stops (forced
-/// haswell on the development machine, session 32; docs/Performance.md).
+/// haswell on the development machine, session 32; docs/Performance.md), and at most 24
+/// MiB. Past that, on a Zen 3 (32 MiB L3, session 38), A came from memory, where the
+/// kernel's reads (one line of each of 256 columns, then the next line of each) ran at
+/// about 2 GB/s against packing's 6–8: dgemm 4096×12×4096 7.1 against 12.8 GFLOPS packed,
+/// 2048×4×2048 5.4 against 6.0, while 1700×8×1700 (23 MB) read 17.0 against 9.5
+/// (docs/Performance.md, "The tall path from memory").
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
+    max_a_bytes: 24 << 20,
 };
 /// k block of the tall-A path (as skx's), and the prefetch one tile ahead: at that tile's
 /// last row, 63 bytes on, which is the next line where columns start on one. Two tiles (the

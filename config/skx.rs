@@ -133,9 +133,11 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 /// When the tall-A kernels beat packing: C with at most 24 columns (NT; 16 until session 32,
 /// when 17–24 columns went from packing to the kernels: dgemm 4096×24×4096 31.6 → 47.2
 /// GFLOPS, sgemm 64.4 → 96.3) and A of at least this many bytes (measured:
-/// docs/Performance.md, "Skinny shapes").
+/// docs/Performance.md, "Skinny shapes"), with no upper limit: on the Zen 4 where it was
+/// tuned, the kernels beat packing for A from memory too (4096×16×4096).
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
+    max_a_bytes: usize::MAX,
 };
 /// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×W
 /// block in L1), A prefetched 1 tile (the next 64-byte line of each column) ahead; swept on

@@ -264,12 +264,17 @@ pub struct TallKernel<A: Element, B: Element> {
     limits: TallLimits,
 }
 
-/// When the tall path is taken (besides n ≤ NT, one thread, A column-stored and the sup path
-/// not taken): A must be at least this big, where streaming it in place beats packing it.
+/// When the tall path is taken (besides n ≤ NT, A column-stored and the sup path not
+/// taken): A must lie in a range of sizes where streaming it in place beats packing it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TallLimits {
     /// Smallest A, m·k·size in bytes.
     pub min_a_bytes: usize,
+    /// Largest A, m·k·size in bytes: past it A comes from memory, and on some machines the
+    /// tall kernel's way of reading it (one line from each of a k block's columns, hundreds
+    /// of far-apart streams) is slower there than packing's longer runs. `usize::MAX` where
+    /// it is not.
+    pub max_a_bytes: usize,
 }
 
 impl<A: Element, B: Element> Clone for TallKernel<A, B> {
@@ -328,7 +333,7 @@ impl<A: Element, B: Element> TallKernel<A, B> {
     /// Whether an m×k A (column-stored) times k×n B is for this kernel.
     pub(crate) fn suits(&self, m: usize, n: usize, k: usize) -> bool {
         let a_bytes = m.saturating_mul(k).saturating_mul(size_of::<A>());
-        n <= self.nt && a_bytes >= self.limits.min_a_bytes
+        n <= self.nt && (self.limits.min_a_bytes..=self.limits.max_a_bytes).contains(&a_bytes)
     }
     pub(crate) fn ukr(&self) -> TallUkr<A, B> {
         self.ukr

@@ -19,7 +19,10 @@ use oxblis::{Cntx, Rntm, TallLimits, Ways};
 /// every size it suits, with its tile (MR, NT) and k block.
 fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
     let no_sup = no_sup_limits();
-    let always = TallLimits { min_a_bytes: 0 };
+    let always = TallLimits {
+        min_a_bytes: 0,
+        max_a_bytes: usize::MAX,
+    };
     oxblis::supported_contexts()
         .into_iter()
         .filter_map(|cntx| {

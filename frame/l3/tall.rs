@@ -184,6 +184,7 @@ mod tests {
     fn suits_at_its_boundaries() {
         let limits = TallLimits {
             min_a_bytes: 8 * 1000,
+            max_a_bytes: 8 * 100_000,
         };
         // SAFETY: the kernel is never called.
         let tall = unsafe { TallKernel::new("test", unused, (8, 16), 256, 2, limits) };
@@ -193,7 +194,17 @@ mod tests {
         // n up to NT.
         assert!(tall.suits(100, 2, 10));
         assert!(!tall.suits(100, 17, 10));
-        // No overflow for absurd shapes.
+        // A of exactly max_a_bytes (1000·100·8) too, one column more does not.
+        assert!(tall.suits(1000, 16, 100));
+        assert!(!tall.suits(1000, 16, 101));
+        // No overflow for absurd shapes: they saturate past any maximum.
+        assert!(!tall.suits(usize::MAX, 16, usize::MAX));
+        let unbounded = TallLimits {
+            max_a_bytes: usize::MAX,
+            ..limits
+        };
+        // SAFETY: the kernel is never called.
+        let tall = unsafe { TallKernel::new("test", unused, (8, 16), 256, 2, unbounded) };
         assert!(tall.suits(usize::MAX, 16, usize::MAX));
     }
 }
