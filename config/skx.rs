@@ -133,11 +133,15 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 /// When the tall-A kernels beat packing: C with at most 24 columns (NT; 16 until session 32,
 /// when 17–24 columns went from packing to the kernels: dgemm 4096×24×4096 31.6 → 47.2
 /// GFLOPS, sgemm 64.4 → 96.3) and A of at least this many bytes (measured:
-/// docs/Performance.md, "Skinny shapes"), with no upper limit: on the Zen 4 where it was
-/// tuned, the kernels beat packing for A from memory too (4096×16×4096).
+/// docs/Performance.md, "Skinny shapes"), and at most 24 MiB. On the Zen 4 where the path
+/// was tuned it beat packing for A from memory too (4096×16×4096), but on the lent Xeon
+/// (session 38: "Intel(R) Xeon(R) Processor", family 6 model 207, `sapphirerapids` with
+/// these kernels) it lost there, as haswell's did on a Zen 3: with A past 24 MiB packed,
+/// one thread, two rounds, sgemm 4096×{4, 8, 16, 24}×4096 read 1.06–1.44×, dgemm 1.22–2.08×
+/// (docs/Performance.md, "The tall path from memory").
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
-    max_a_bytes: usize::MAX,
+    max_a_bytes: 24 << 20,
 };
 /// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×W
 /// block in L1), A prefetched 1 tile (the next 64-byte line of each column) ahead; swept on
