@@ -315,11 +315,13 @@ fn copy_columns_mr<T: Element, const MR: usize>(
     let (full, partial) = dst.split_at_mut((full_end - panels.start) * panel_len);
     let run = panels.start * MR..full_end * MR;
     let mut columns: [&[T]; COPY_STEP] = [&[]; COPY_STEP];
+    let prefetch =
+        a.col_stride().unsigned_abs() * size_of::<T>() < PREFETCH_MAX_COLUMN_STRIDE_BYTES;
     for p0 in (0..k).step_by(COPY_STEP) {
         let step = COPY_STEP.min(k - p0);
         for (i, column) in columns[..step].iter_mut().enumerate() {
             let p = p0 + i;
-            if p + PREFETCH_COLUMNS < k {
+            if prefetch && p + PREFETCH_COLUMNS < k {
                 let ahead = &unit_stride_column(a, p + PREFETCH_COLUMNS)[run.clone()];
                 prefetch_bytes(ahead.as_ptr(), size_of_val(ahead), Level::L2);
             }
@@ -352,8 +354,24 @@ const COPY_STEP: usize = 8;
 /// are a page or more apart, so the hardware prefetcher, which stops at page boundaries,
 /// starts each column cold; from memory that made packing A a latency-bound 2.3 % of dgemm
 /// 2048³. Eight columns ahead into L2 halved its share in perf (2.3 → 1.1 %); 4 into L1 and
-/// 16 into L2 were no better (docs/Performance.md).
+/// 16 into L2 were no better (docs/Performance.md). That was a Zen 4; since session 38 only
+/// columns less than a page apart are prefetched ([`PREFETCH_MAX_COLUMN_STRIDE_BYTES`]).
 const PREFETCH_COLUMNS: usize = 8;
+
+/// [`copy_columns_mr`] prefetches only a source whose columns lie closer than this (a
+/// page). Columns a page or more apart, each run read from memory, are left to the hardware
+/// prefetcher: the software bursts on top of its eight streams made packing A slower.
+/// Without them dgemm 4096×16×4096 NN read 1.00–1.13× on a Zen 3 (haswell; 4096×32–64
+/// ×4096 1.05–1.06), and on the lent Xeon (skx kernels) its ratio to OpenBLAS went
+/// 0.62–0.65 → 0.76–0.77 (4096×32×4096 0.60–0.69 → 0.74). sgemm's ratio there went
+/// 1.21–1.25 → 1.32–1.41 at 4096×16×4096, but on the Zen 3 sgemm read 0.92–1.03; squares
+/// 512³–3072³ moved 0.95–1.03 on both, inside the noise. On
+/// the Zen 4 of session 33 such columns gained from the prefetch (dgemm 2048³, above); that
+/// machine was not at hand to measure this rule. Closer columns keep the
+/// prefetch: without it at all, NN 200×4096×4096 (A's columns 1600 bytes apart, repacked
+/// for every B block) lost 0.87–0.94 in session 37 (docs/Performance.md, "Packing's
+/// prefetch by column stride").
+const PREFETCH_MAX_COLUMN_STRIDE_BYTES: usize = 4096;
 
 /// Column `p` of a view with unit row stride, as a slice.
 fn unit_stride_column<'a, T: Element>(a: &MatRef<'a, T>, p: usize) -> &'a [T] {
