@@ -42,6 +42,7 @@ pub(crate) unsafe fn gemm_real<
     V::Elem: Scalar,
     E: Packed<V> + Element<Acc = V::Elem>,
 {
+    const { assert!(K_UNROLL >= 1, "K_UNROLL ≥ 1") };
     let mr = MV * V::LANES;
     // SAFETY: the contract gives MR·k readable elements at `a`, k·NR at `b`, and a writable
     // MR×NR tile at `c` with strides rs_c, cs_c; every access below stays inside those, and

@@ -828,6 +828,7 @@ unsafe fn k_loop<
 where
     V0::Elem: Scalar,
 {
+    const { assert!(K_UNROLL >= 1, "K_UNROLL ≥ 1") };
     // SAFETY: the caller's: the first vector's rows are all in the tile, the last vector's
     // loads are masked to its rows (or exactly its rows when FULL), broadcasts stay in B's N
     // columns and k rows; the caller provides the vectors' target features.
