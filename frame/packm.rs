@@ -365,12 +365,11 @@ const PREFETCH_COLUMNS: usize = 8;
 /// ×4096 1.05–1.06), and on the lent Xeon (skx kernels) its ratio to OpenBLAS went
 /// 0.62–0.65 → 0.76–0.77 (4096×32×4096 0.60–0.69 → 0.74). sgemm's ratio there went
 /// 1.21–1.25 → 1.32–1.41 at 4096×16×4096, but on the Zen 3 sgemm read 0.92–1.03; squares
-/// 512³–3072³ moved 0.95–1.03 on both, inside the noise. On
-/// the Zen 4 of session 33 such columns gained from the prefetch (dgemm 2048³, above); that
-/// machine was not at hand to measure this rule. Closer columns keep the
-/// prefetch: without it at all, NN 200×4096×4096 (A's columns 1600 bytes apart, repacked
-/// for every B block) lost 0.87–0.94 in session 37 (docs/Performance.md, "Packing's
-/// prefetch by column stride").
+/// 512³–3072³ moved 0.95–1.03 on both, inside the noise. On the Zen 4 of session 33 such
+/// columns gained from the prefetch (dgemm 2048³, above); that machine was not at hand to
+/// measure this rule. Closer columns keep the prefetch: without it at all, NN
+/// 200×4096×4096 (A's columns 1600 bytes apart, repacked for every B block) lost 0.87–0.94
+/// in session 37 (docs/Performance.md, "Packing's prefetch by column stride").
 const PREFETCH_MAX_COLUMN_STRIDE_BYTES: usize = 4096;
 
 /// Column `p` of a view with unit row stride, as a slice.
