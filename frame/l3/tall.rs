@@ -1,7 +1,11 @@
-//! The tall-A path: C with few columns (n ≤ the kernel's NT) and an A too big for any cache,
-//! such as 4096×16×4096. The packed path reads A from memory once, by packing, and computes
-//! only after each block is packed, so memory and the FMA units take turns; here the kernel
-//! reads A in place and prefetches a few tiles ahead, so they work at the same time.
+//! The tall-A path: C with few columns (n ≤ the kernel's NT) and an A past L2 but within
+//! `TallLimits` (4–24 MiB for haswell and skx), such as 1500×8×1500. The packed path reads A
+//! once, by packing, and computes only after each block is packed, so the caches and the FMA
+//! units take turns; here the kernel reads A in place and prefetches a few tiles ahead, so
+//! they work at the same time. Past 24 MiB, from memory, the kernel's reads (one line from
+//! each of a k block's 256 columns in turn) outrun what the hardware prefetcher follows, and
+//! packing won on a Zen 3 and on the lent Xeon (session 38, docs/Performance.md, "The tall
+//! path from memory"); until then 4096×16×4096 came here too.
 //!
 //! ```text
 //! pack B → Bp  (k×W, row after row, W = 2, 4, 8, 16 or 24 ≥ n, columns past n zero: the kernel
