@@ -592,6 +592,9 @@ fn scale_c<T: Scalar>(beta: T, c: &mut MatMut<T>) {
 /// What every thread of a call shares: operands, scalars, buffers, barriers.
 struct Shared<'a, A: Element, B: Element> {
     kernel: &'a GemmKernel<A, B>,
+    /// The kernel's blocksizes with this call's NC ([`nc_for`]), worked out once for all
+    /// threads.
+    blocks: Blocksizes,
     ways: Ways,
     alpha: A::Acc,
     beta: A::Acc,
@@ -620,10 +623,13 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
     plan: &Plan,
 ) -> Result<()> {
-    let Blocksizes { mr, nr, kc, mc, .. } = kernel.blocksizes();
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let ways = plan.ways;
-    let nc = nc_for(kernel.blocksizes(), m, ways);
+    let blocks = Blocksizes {
+        nc: nc_for(kernel.blocksizes(), m, ways),
+        ..kernel.blocksizes()
+    };
+    let Blocksizes { mr, nr, kc, mc, nc } = blocks;
     let b_teams = ways.jc * ways.pc;
     let a_teams = b_teams * ways.ic;
 
@@ -654,6 +660,7 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 
     let shared = Shared {
         kernel,
+        blocks,
         ways,
         alpha,
         beta,
@@ -677,9 +684,8 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 
 /// One thread's part of the loop nest (see the module docs for the tree and its barriers).
 fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Result<(), Poisoned> {
-    let Blocksizes { mr, nr, kc, mc, .. } = s.kernel.blocksizes();
+    let Blocksizes { mr, nr, kc, mc, nc } = s.blocks;
     let (m, n, k) = (s.c.m, s.c.n, s.a.ncols());
-    let nc = nc_for(s.kernel.blocksizes(), m, s.ways);
     let Ways {
         jc: jc_ways,
         pc: pc_ways,
