@@ -83,6 +83,20 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 8×4096×4096 3.9 → 4.9 GFLOPS, 32×2048×2048 12.4 → 15.0, 32×8192×256 8.3 → 17.1, sgemm
     // 64×2048×2048 28.5 → 40.5 (docs/Performance.md, "One A block: B blocks of its size").
     max_b_bytes_with_rows_contiguous: 4 << 20,
+    // Session 39 (the Zen 3, 1 MiB L2; `cblas_{s,d}gemm` TN, one thread, by blocks against
+    // copied whole): dgemm 64×64×4096 1.11–1.64, 64×32×8192 1.49–2.07, 32×64×4096
+    // 1.06–1.09, 48×200×4096 1.09–1.19, 128×{64,128}×2048 0.99–1.01, 200×16×4096 0.94–1.02;
+    // sgemm 64×64×4096 1.08–1.22, 64×32×8192 1.14–1.21, 128×64×2048 1.11–1.16, 200×16×4096
+    // 0.97–1.05. Smaller copies were mixed: 16×200×4096 0.96 in both dtypes, sgemm
+    // 128×32×1024 1.12–1.15 (docs/Performance.md, "Copies of A by blocks").
+    a_by_blocks_min_copy_bytes: 1 << 20,
+};
+
+/// [`SUP_LIMITS`] for cgemm and zgemm, which copy op(A) whole: by blocks they read 0.83–0.94
+/// at cgemm TN 64×64×{2048,4096} and level or mixed elsewhere (session 39).
+const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
+    a_by_blocks_min_copy_bytes: usize::MAX,
+    ..SUP_LIMITS
 };
 
 /// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a
@@ -162,14 +176,14 @@ fn context() -> Cntx {
                 haswell::sup_c32_8x2,
                 8,
                 2,
-                SUP_LIMITS,
+                COMPLEX_SUP_LIMITS,
             ),
             SupKernel::new(
                 "haswell_sup_c64_4x2",
                 haswell::sup_c64_4x2,
                 4,
                 2,
-                SUP_LIMITS,
+                COMPLEX_SUP_LIMITS,
             ),
         )
     };

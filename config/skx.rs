@@ -97,6 +97,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
     }),
     // Not measured on skx (no AVX-512 machine in session 37): never.
     max_b_bytes_with_rows_contiguous: usize::MAX,
+    // Not measured on skx (no AVX-512 machine in session 39): op(A) is always copied whole.
+    a_by_blocks_min_copy_bytes: usize::MAX,
 };
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost

@@ -107,6 +107,13 @@ pub struct SupLimits {
     /// few rows, each line of B read in place serves one or two tiles, where packing reads B
     /// once in order (`usize::MAX`: never).
     pub max_b_bytes_with_rows_contiguous: usize,
+    /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
+    /// at least this many bytes (m·k·size), in a one-thread problem whose B is not
+    /// conjugated, is packed block by block as the packed-A path does
+    /// (`sup::gemm_sup_packed_a`), each block still in L2 when the kernel reads it, instead
+    /// of copied whole before the first tile. A copy larger than the L2 is written out to L3
+    /// and read back from there (`usize::MAX`: always copied whole).
+    pub a_by_blocks_min_copy_bytes: usize,
 }
 
 /// See [`SupLimits::max_b_bytes_with_rows_contiguous`]: measured on haswell (a Zen 3, dgemm
@@ -245,6 +252,19 @@ impl<A: Element, B: Element> SupKernel<A, B> {
                 .saturating_mul(b.ncols())
                 .saturating_mul(size_of::<B>())
                 > self.limits.max_b_bytes_with_rows_contiguous
+    }
+
+    /// Whether a one-thread problem packs op(A), `a`, block by block rather than copying it
+    /// whole, by [`SupLimits::a_by_blocks_min_copy_bytes`]: an A the kernel cannot read in
+    /// place, large enough, with a B that is not conjugated (the packed-A path reads B in
+    /// place).
+    pub(crate) fn packs_a_by_blocks(&self, a: &MatRef<A>, b: &MatRef<B>) -> bool {
+        (a.row_stride() != 1 || a.is_conj())
+            && !b.is_conj()
+            && a.nrows()
+                .saturating_mul(a.ncols())
+                .saturating_mul(size_of::<A>())
+                >= self.limits.a_by_blocks_min_copy_bytes
     }
 
     pub(crate) fn ukr(&self) -> SupUkr<A, B> {

@@ -269,6 +269,55 @@ fn sup_path_with_k_split_into_blocks() {
     }
 }
 
+/// The sup path with an op(A) the kernel cannot read in place (Aᵀ, Aᴴ, conjugated, or A with
+/// rows not contiguous) packed block by block rather than copied whole
+/// (`SupLimits::a_by_blocks_min_copy_bytes` = 0, every dtype), in the shrunken blocks (KC =
+/// 3, MC = 2·MR), so sizes either side of them make several k slices and row blocks; every
+/// op(B) (a conjugated B keeps the whole copy), random storages and scalar classes, and NaN
+/// in C under beta = 0.
+#[test]
+fn sup_path_packing_a_by_blocks() {
+    for (full, tiny) in contexts_with_tiny_blocks() {
+        let Some(limits) = sup_limits_of(&full) else {
+            continue;
+        };
+        let by_blocks = tiny.with_sup_limits(SupLimits {
+            a_by_blocks_min_copy_bytes: 0,
+            ..limits
+        });
+        for_each_dtype(&mut |run, letter| {
+            let Blocksizes { mr, nr, mc, kc, .. } = blocksizes_of(&by_blocks, letter);
+            let mut rng = Rng::new(59);
+            let mut seed = 9500;
+            for m in [1, mr - 1, mr + 1, mc + mc / 3 + 1, 2 * mc + 1] {
+                for n in [1, nr + 1, 2 * nr + 1] {
+                    for k in [1, kc + 1, kc + kc / 3 + 1, 2 * kc + 1, 20] {
+                        for op_a in Op::ALL {
+                            for op_b in Op::ALL {
+                                seed += 1;
+                                let random = Case::random(&mut rng, m, n, k);
+                                // Op::N reads A in place unless its rows are not contiguous.
+                                let st_a = match (op_a, random.st_a) {
+                                    (Op::N, Storage::Col) => Storage::Row,
+                                    (_, st_a) => st_a,
+                                };
+                                let case = Case {
+                                    op_a,
+                                    op_b,
+                                    st_a,
+                                    nan_in_c: random.beta == ScalarClass::Zero,
+                                    ..random
+                                };
+                                run(&by_blocks, &case, seed);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
 /// row-stored as is), which `gemm_front` solves transposed when C's columns are under 52
 /// bytes (from k = 32 under 32 bytes, k = 40 above, and a column of exactly 256 bits with
@@ -647,6 +696,7 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
         max_transposed_partial_column_bytes: 0,
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
+        a_by_blocks_min_copy_bytes: usize::MAX,
     })
 }
 

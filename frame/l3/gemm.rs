@@ -466,6 +466,12 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             && may_pack_only_a(sup, b, kernel.blocksizes()))
     {
         let transposes = kernel.pack_transposes();
+        // An op(A) the kernel cannot read in place, too large to copy whole: packed block
+        // by block, each block read from L2 (`SupLimits::a_by_blocks_min_copy_bytes`).
+        if plan.ways == SINGLE && sup.packs_a_by_blocks(a, b) {
+            let blocks = kernel.blocksizes();
+            return gemm_sup_packed_a(sup, transposes.0, blocks, alpha, a, b, beta, c);
+        }
         if plan.ways == SINGLE {
             return gemm_sup(sup, transposes, alpha, a, b, beta, c);
         }

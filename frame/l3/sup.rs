@@ -1029,6 +1029,7 @@ mod tests {
         max_transposed_partial_column_bytes: 256,
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
+        a_by_blocks_min_copy_bytes: usize::MAX,
     };
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.
@@ -1053,6 +1054,27 @@ mod tests {
             ..LIMITS
         });
         assert!(!splits_k_over_large_c(&sup, 256, 1024, 1024));
+    }
+
+    #[test]
+    fn a_copied_whole_or_packed_by_blocks() {
+        let sup = kernel_with(SupLimits {
+            a_by_blocks_min_copy_bytes: 1 << 20,
+            ..LIMITS
+        });
+        let buf = vec![0.0f64; 4096 * 64];
+        let b = MatRef::col_major(&buf, 4096, 64, 4096).unwrap();
+        // op(A) = Aᵀ, 64×4096 f64: 2 MiB by blocks; 64×2048 exactly 1 MiB too; 64×2047 whole.
+        let at = |k: usize| MatRef::col_major(&buf, k, 64, 4096).unwrap().t();
+        assert!(sup.packs_a_by_blocks(&at(4096), &b));
+        assert!(sup.packs_a_by_blocks(&at(2048), &b));
+        assert!(!sup.packs_a_by_blocks(&at(2047), &b));
+        // A the kernel reads in place, however large, is never copied.
+        let a = MatRef::col_major(&buf, 64, 4096, 64).unwrap();
+        assert!(!sup.packs_a_by_blocks(&a, &b));
+        // usize::MAX: always whole.
+        let whole = kernel_with(LIMITS);
+        assert!(!whole.packs_a_by_blocks(&at(4096), &b));
     }
 
     #[test]

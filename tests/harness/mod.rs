@@ -247,6 +247,7 @@ pub fn no_sup_limits() -> SupLimits {
         max_transposed_partial_column_bytes: 0,
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
+        a_by_blocks_min_copy_bytes: usize::MAX,
     }
 }
 
