@@ -21,7 +21,10 @@
 //!
 //! The kernel loads each column of A as a vector, so A needs unit row stride and no pending
 //! conjugation; otherwise `gemm_sup` first copies it, once, into a column-major buffer (m·k
-//! elements, small by construction). B is read in place with any strides: its elements are
+//! elements, small by construction), or, on one thread, from
+//! `SupLimits::a_by_blocks_min_copy_bytes` up, `gemm_front` hands the problem to
+//! [`gemm_sup_packed_a`], which packs it block by block (a whole copy past the L2 was read
+//! back from L3). B is read in place with any strides: its elements are
 //! broadcast. A conjugated B is copied too (conjugation applied), when it is small enough
 //! ([`sup_takes_b`]); a larger one goes to the loop nest. Edges are the kernel's (masked
 //! loads and stores). Where a tall A is read in place for a narrow C, the first row tile may
