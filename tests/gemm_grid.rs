@@ -823,8 +823,8 @@ fn nan_in_a_and_b_is_ignored_when_alpha_or_k_is_zero() {
     }
 }
 
-/// Real-valued random data at the default blocksizes, with sizes crossing KC and MC, judged
-/// by the rounding-error bound rather than exactly.
+/// Real-valued random data at the default blocksizes, with sizes crossing KC and MC (and a
+/// transposed op(A) past 1 MiB), judged by the rounding-error bound rather than exactly.
 #[test]
 fn uniform_data_at_default_blocksizes() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -843,6 +843,18 @@ fn uniform_data_at_default_blocksizes() {
                 run(&full, &case, 5000);
             }
         });
+        // op(A) = Aᵀ of more than 1 MiB in f32 and f64 on one thread: haswell packs it block
+        // by block (`SupLimits::a_by_blocks_min_copy_bytes`), at the real KC and MC.
+        let one_thread = Rntm::new().with_num_threads(1).unwrap();
+        let mut rng = Rng::new(23);
+        let case = Case {
+            values: Values::Uniform,
+            op_a: Op::T,
+            st_a: Storage::Col,
+            ..Case::random(&mut rng, 64, 13, 4200)
+        };
+        run_case::<f32>(&full, Some(&one_thread), &case, 5001);
+        run_case::<f64>(&full, Some(&one_thread), &case, 5002);
     }
 }
 
