@@ -8,7 +8,7 @@ mod harness;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use harness::{Case, Dt, bits_equal, contexts_with_tiny_blocks, gemm_output, run_case};
-use oxblis::check::{Rng, Values};
+use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
 
 fn all_ways_up_to_8() -> Vec<Ways> {
@@ -132,8 +132,10 @@ fn automatic_totals_on_the_sup_and_column_paths_match_one_thread() {
 
 /// The sup path with k split by A's size (here every 32 KiB of A: 61 rows of f32 take k
 /// blocks of 134, a team's 30 or 31 rows read alone would take 264): every jc/ic/jr/ir team
-/// computes the k blocks one thread computes, bit for bit.
-fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
+/// computes the k blocks one thread computes, bit for bit. With `a_transposed`, op(A) = Aᵀ
+/// of a column-stored A, which the kernel cannot read in place: copied whole by the team, and
+/// by one thread as well or packed block by block (`SupLimits::a_by_blocks_min_copy_bytes`).
+fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng, a_transposed: bool) {
     let single = Rntm::new().with_num_threads(1).unwrap();
     // (jc, ic, jr, ir)
     for (seed, ways) in [(1, 2, 1, 1), (1, 3, 2, 1), (2, 1, 1, 2)]
@@ -149,10 +151,13 @@ fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
             ir,
         };
         let rntm = Rntm::new().with_ways(ways).unwrap();
-        let case = Case {
+        let mut case = Case {
             values: Values::Uniform,
             ..Case::random(rng, 61, 29, 1200)
         };
+        if a_transposed {
+            (case.op_a, case.st_a) = (Op::T, Storage::Col);
+        }
         let seed = 700 + seed as u64;
         let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
         let got = gemm_output::<T>(cntx, Some(&rntm), &case, seed);
@@ -175,10 +180,18 @@ fn sup_path_k_blocks_do_not_depend_on_the_team() {
             k_block_bytes: 32 << 10,
             ..limits
         });
-        sup_k_blocks_match_one_thread::<f32>(&split, &mut rng);
-        sup_k_blocks_match_one_thread::<f64>(&split, &mut rng);
-        sup_k_blocks_match_one_thread::<c32>(&split, &mut rng);
-        sup_k_blocks_match_one_thread::<c64>(&split, &mut rng);
+        // One thread packs op(A) block by block wherever the kernel cannot read it in place.
+        let by_blocks = split.clone().with_sup_limits(SupLimits {
+            k_block_bytes: 32 << 10,
+            a_by_blocks_min_copy_bytes: 0,
+            ..limits
+        });
+        for (cntx, a_transposed) in [(&split, false), (&split, true), (&by_blocks, true)] {
+            sup_k_blocks_match_one_thread::<f32>(cntx, &mut rng, a_transposed);
+            sup_k_blocks_match_one_thread::<f64>(cntx, &mut rng, a_transposed);
+            sup_k_blocks_match_one_thread::<c32>(cntx, &mut rng, a_transposed);
+            sup_k_blocks_match_one_thread::<c64>(cntx, &mut rng, a_transposed);
+        }
     }
 }
 

@@ -59,8 +59,8 @@ use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
-    TRANSPOSED_MIN_K, gemm_sup, gemm_sup_packed_a, gemm_sup_team, packs_only_a,
-    splits_k_over_large_c, sup_takes_b,
+    TRANSPOSED_MIN_K, gemm_sup, gemm_sup_a_by_blocks, gemm_sup_packed_a, gemm_sup_team,
+    packs_only_a, splits_k_over_large_c, sup_takes_b,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -470,7 +470,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         // by block, each block read from L2 (`SupLimits::a_by_blocks_min_copy_bytes`).
         if plan.ways == SINGLE && sup.packs_a_by_blocks(a, b) {
             let blocks = kernel.blocksizes();
-            return gemm_sup_packed_a(sup, transposes.0, blocks, alpha, a, b, beta, c);
+            return gemm_sup_a_by_blocks(sup, transposes.0, blocks, alpha, a, b, beta, c);
         }
         if plan.ways == SINGLE {
             return gemm_sup(sup, transposes, alpha, a, b, beta, c);
@@ -829,7 +829,10 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
 /// and blocks 240 + 272 it runs about 1 % faster on one thread, 4 % on two
 /// (docs/Performance.md). Every block but the last starts `size` after the one
 /// before, so row blocks stay aligned to MR (MC is a multiple of it).
-pub(super) fn cache_blocks(range: Range<usize>, size: usize) -> impl Iterator<Item = Range<usize>> {
+pub(super) fn cache_blocks(
+    range: Range<usize>,
+    size: usize,
+) -> impl Iterator<Item = Range<usize>> + Clone {
     debug_assert!(size >= 1);
     let mut start = range.start;
     std::iter::from_fn(move || {

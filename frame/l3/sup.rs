@@ -378,6 +378,49 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
+    let k_slices = cache_blocks(0..a.ncols(), blocks.kc.max(1));
+    packed_a_by_k_slices(sup, transpose_a, blocks, k_slices, alpha, a, b, beta, c)
+}
+
+/// [`gemm_sup`] on one thread for an op(A) that `sup` packs block by block rather than copy
+/// whole (`SupKernel::packs_a_by_blocks`): packed as [`gemm_sup_packed_a`] packs it (MC and NC
+/// from `blocks`), but in the k slices of the unpacked path ([`sup_blocks`]), so that every
+/// element of C is summed exactly as [`gemm_sup_team`] sums it from its whole copy: the
+/// result does not depend on the number of threads (`docs/Multithreading.md`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_sup_a_by_blocks<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    transpose_a: Option<TransposeUkr<A>>,
+    blocks: Blocksizes,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let k = a.ncols();
+    // As `gemm_sup_a_in_place` walks k: steps of kc, the last one shorter.
+    let kc = sup_blocks(sup, a.nrows(), b).kc;
+    let k_slices = (0..k).step_by(kc).map(move |pc| pc..k.min(pc + kc));
+    let blocks = Blocksizes { kc, ..blocks };
+    packed_a_by_k_slices(sup, transpose_a, blocks, k_slices, alpha, a, b, beta, c)
+}
+
+/// The body of [`gemm_sup_packed_a`] and [`gemm_sup_a_by_blocks`]: `k_slices` (none longer
+/// than `longest_block(blocks.kc)`, starting at 0 and covering k) are the k slices, each
+/// packed MC rows at a time.
+#[allow(clippy::too_many_arguments)]
+fn packed_a_by_k_slices<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    transpose_a: Option<TransposeUkr<A>>,
+    blocks: Blocksizes,
+    k_slices: impl Iterator<Item = Range<usize>> + Clone,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
     // k = 0 never gets here (`gemm_front` scales C itself): with no k slice, C would be left
     // unscaled.
     debug_assert!(!b.is_conj() && a.ncols() > 0);
@@ -392,8 +435,9 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
     let mut buf = PackBuf::checkout(rows * depth * size_of::<A>())?;
     for jc in (0..n).step_by(nc) {
         let cols = jc..(jc + nc).min(n);
-        for Range { start: pc, end } in cache_blocks(0..k, kc) {
+        for Range { start: pc, end } in k_slices.clone() {
             let kb = end - pc;
+            debug_assert!(kb <= depth);
             for Range { start: ic, end } in cache_blocks(0..m, mc) {
                 let panels = (end - ic).div_ceil(mr);
                 let packed = buf.as_mut_slice::<A>(panels * mr * kb);
