@@ -88,7 +88,9 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 1.06–1.09, 48×200×4096 1.09–1.19, 128×{64,128}×2048 0.99–1.01, 200×16×4096 0.94–1.02;
     // sgemm 64×64×4096 1.08–1.22, 64×32×8192 1.14–1.21, 128×64×2048 1.11–1.16, 200×16×4096
     // 0.97–1.05. Smaller copies were mixed: 16×200×4096 0.96 in both dtypes, sgemm
-    // 128×32×1024 1.12–1.15 (docs/Performance.md, "Copies of A by blocks").
+    // 128×32×1024 1.12–1.15. Those runs packed in KC slices; in the sup path's k slices,
+    // kept for the bits' sake, dgemm read 1.41 and 1.87 on the first two (docs/Performance.md,
+    // "Copies of A by blocks").
     a_by_blocks_min_copy_bytes: 1 << 20,
 };
 
