@@ -109,9 +109,9 @@ pub struct SupLimits {
     pub max_b_bytes_with_rows_contiguous: usize,
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
     /// at least this many bytes (m·k·size), in a one-thread problem whose B is not
-    /// conjugated, is packed block by block as the packed-A path does
-    /// (`sup::gemm_sup_packed_a`), each block still in L2 when the kernel reads it, instead
-    /// of copied whole before the first tile. A copy larger than the L2 is written out to L3
+    /// conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in the k slices a
+    /// team takes from its whole copy, so the bits do not depend on the threads), each block
+    /// still in L2 when the kernel reads it, instead of copied whole before the first tile. A copy larger than the L2 is written out to L3
     /// and read back from there (`usize::MAX`: always copied whole).
     pub a_by_blocks_min_copy_bytes: usize,
 }

@@ -271,8 +271,9 @@ fn sup_path_with_k_split_into_blocks() {
 
 /// The sup path with an op(A) the kernel cannot read in place (Aᵀ, Aᴴ, conjugated, or A with
 /// rows not contiguous) packed block by block rather than copied whole
-/// (`SupLimits::a_by_blocks_min_copy_bytes` = 0, every dtype), in the shrunken blocks (KC =
-/// 3, MC = 2·MR), so sizes either side of them make several k slices and row blocks; every
+/// (`SupLimits::a_by_blocks_min_copy_bytes` = 0, every dtype), in the shrunken blocks (MC =
+/// 2·MR, so m either side of it makes several row blocks) and with k split every 64 bytes of
+/// A (the path's k slices are the sup path's: 300 makes three of 100); every
 /// op(B) (a conjugated B keeps the whole copy), random storages and scalar classes, and NaN
 /// in C under beta = 0.
 #[test]
@@ -283,6 +284,7 @@ fn sup_path_packing_a_by_blocks() {
         };
         let by_blocks = tiny.with_sup_limits(SupLimits {
             a_by_blocks_min_copy_bytes: 0,
+            k_block_bytes: 64,
             ..limits
         });
         for_each_dtype(&mut |run, letter| {
@@ -291,7 +293,7 @@ fn sup_path_packing_a_by_blocks() {
             let mut seed = 9500;
             for m in [1, mr - 1, mr + 1, mc + mc / 3 + 1, 2 * mc + 1] {
                 for n in [1, nr + 1, 2 * nr + 1] {
-                    for k in [1, kc + 1, kc + kc / 3 + 1, 2 * kc + 1, 20] {
+                    for k in [1, kc + 1, 2 * kc + 1, 20, 300] {
                         for op_a in Op::ALL {
                             for op_b in Op::ALL {
                                 seed += 1;

@@ -23,8 +23,8 @@
 //! conjugation; otherwise `gemm_sup` first copies it, once, into a column-major buffer (m·k
 //! elements, small by construction), or, on one thread, from
 //! `SupLimits::a_by_blocks_min_copy_bytes` up, `gemm_front` hands the problem to
-//! [`gemm_sup_packed_a`], which packs it block by block (a whole copy past the L2 was read
-//! back from L3). B is read in place with any strides: its elements are
+//! [`gemm_sup_a_by_blocks`], which packs it block by block in this path's own k slices (a
+//! whole copy past the L2 was read back from L3). B is read in place with any strides: its elements are
 //! broadcast. A conjugated B is copied too (conjugation applied), when it is small enough
 //! ([`sup_takes_b`]); a larger one goes to the loop nest. Edges are the kernel's (masked
 //! loads and stores). Where a tall A is read in place for a narrow C, the first row tile may
