@@ -111,7 +111,8 @@ const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
 /// (docs/Performance.md, "The tall path from memory").
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
-    max_a_bytes: 24 << 20,
+    max_a_bytes: 12 << 20,
+    from_memory_kc: 8,
 };
 /// k block of the tall-A path (as skx's), and the prefetch one tile ahead: at that tile's
 /// last row, 63 bytes on, which is the next line where columns start on one. Two tiles (the

@@ -144,6 +144,7 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
     max_a_bytes: 24 << 20,
+    from_memory_kc: 0,
 };
 /// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×W
 /// block in L1), A prefetched 1 tile (the next 64-byte line of each column) ahead; swept on

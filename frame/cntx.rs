@@ -290,12 +290,23 @@ pub struct TallKernel<A: Element, B: Element> {
 pub struct TallLimits {
     /// Smallest A, m·k·size in bytes.
     pub min_a_bytes: usize,
-    /// Largest A, m·k·size in bytes: past it A comes from memory, and on some machines the
-    /// tall kernel's way of reading it (one line from each of a k block's columns, hundreds
-    /// of far-apart streams) is slower there than packing's longer runs. `usize::MAX` where
-    /// it is not.
+    /// Largest A, m·k·size in bytes, read by k blocks of the kernel's KC: past it A comes
+    /// from memory, and the KC block's way of reading it (one line from each of hundreds of
+    /// far-apart columns) is slower there than packing's longer runs. `usize::MAX` where it
+    /// is not.
     pub max_a_bytes: usize,
+    /// Past `max_a_bytes`: k blocks of this many columns (0: pack A instead), each walked
+    /// down all of a row block's tiles before the next, C's running sums kept in a
+    /// tile-major scratch (`frame/l3/tall.rs`). A few columns side by side are a few long
+    /// streams, which the hardware prefetcher follows at full speed. There C may have up to
+    /// two groups of NT columns.
+    pub from_memory_kc: usize,
 }
+
+/// How many groups of NT columns the from-memory tall path takes
+/// ([`TallLimits::from_memory_kc`]): each group is one more pass of the kernel down each k
+/// block, reading it from L2.
+pub(crate) const FROM_MEMORY_MAX_GROUPS: usize = 2;
 
 impl<A: Element, B: Element> Clone for TallKernel<A, B> {
     fn clone(&self) -> Self {
@@ -352,8 +363,19 @@ impl<A: Element, B: Element> TallKernel<A, B> {
     }
     /// Whether an m×k A (column-stored) times k×n B is for this kernel.
     pub(crate) fn suits(&self, m: usize, n: usize, k: usize) -> bool {
+        if self.reads_from_memory(m, k) {
+            return n <= FROM_MEMORY_MAX_GROUPS * self.nt;
+        }
         let a_bytes = m.saturating_mul(k).saturating_mul(size_of::<A>());
         n <= self.nt && (self.limits.min_a_bytes..=self.limits.max_a_bytes).contains(&a_bytes)
+    }
+    /// Whether an m×k A is past `max_a_bytes` with a from-memory k block to read it by
+    /// ([`TallLimits::from_memory_kc`]).
+    pub(crate) fn reads_from_memory(&self, m: usize, k: usize) -> bool {
+        let a_bytes = m.saturating_mul(k).saturating_mul(size_of::<A>());
+        self.limits.from_memory_kc > 0
+            && a_bytes > self.limits.max_a_bytes
+            && a_bytes >= self.limits.min_a_bytes
     }
     pub(crate) fn ukr(&self) -> TallUkr<A, B> {
         self.ukr

@@ -117,23 +117,30 @@ pub struct SupUkrArgs<A: Element, B: Element> {
 /// of the configuration that registered it.
 pub type SupUkr<A, B> = unsafe fn(&SupUkrArgs<A, B>);
 
-/// Arguments of a tall-A kernel call: one m×n tile (m ≤ MR, n ≤ NT) of C for a product whose
-/// C has few columns and whose A is large (`frame/l3/tall.rs`), over one k block:
+/// Arguments of a tall-A kernel call: m rows (any number; the kernel goes down them one tile
+/// of MR rows at a time, the last tile possibly shorter) by n ≤ NT columns of C, for a
+/// product whose C has few columns and whose A is large (`frame/l3/tall.rs`), over one k
+/// block:
 ///
 /// ```text
 ///     C[0..m, 0..n] := alpha · A[0..m, 0..k] · Bp[0..k, 0..n] + beta · C[0..m, 0..n]
 /// ```
 ///
+/// Tile t (rows t·MR..) of C starts at `c + t*c_tile_stride`, and its element (i, j) lies
+/// `i*rs_c + j*cs_c` further on: C in place has `c_tile_stride = MR*rs_c`, a tile-major
+/// scratch `MR*W`. How one tile's sum is rounded (C added first or last) is the kernel's
+/// own, the same on every call with the same arguments.
+///
 /// A is read in place: unit row stride, A(i, p) at `a + i + p*cs_a`; rows at or past `m` are
 /// not read. `Bp` is packed k×W row after row, `b[p*W + j]`, W = [`tall_packed_width`]`(n,
 /// NT)` (the driver zero-fills columns n..W); the kernel computes W columns and stores only
-/// the first `n` of C. While it works through column p of A it prefetches column p at
-/// `a_prefetch` (`a_prefetch + p*cs_a`): the driver points it at a later tile's rows so
+/// the first `n` of C. While it works through column p of A for tile t it prefetches column
+/// p at `a_prefetch + t*MR` (`+ p*cs_a`): the driver points it at a later tile's rows so
 /// memory streams while the kernel computes. It is a hint, never dereferenced, and may lie
 /// outside A. beta == 0 means C is not read.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct TallUkrArgs<A: Element, B: Element> {
-    /// Rows of this tile (1..=MR).
+    /// Rows of C (≥ 1): tiles of MR rows, the last one possibly shorter.
     pub m: usize,
     /// Columns of C to store (1..=NT).
     pub n: usize,
@@ -155,6 +162,8 @@ pub struct TallUkrArgs<A: Element, B: Element> {
     pub rs_c: isize,
     /// Column stride of C.
     pub cs_c: isize,
+    /// From one tile's C(0, 0) to the next's, in elements.
+    pub c_tile_stride: isize,
     /// Where to prefetch A from (column stride `cs_a`); a hint only.
     pub a_prefetch: *const A,
 }
@@ -179,10 +188,11 @@ pub const fn tall_packed_width(n: usize, nt: usize) -> usize {
 /// A tall-A kernel.
 ///
 /// # Safety (for callers)
-/// A's rows below `m` and columns below `k` must be readable, `b` must point at `k*NT`
-/// readable elements, C's rows below `m` and columns below `n` writable (and readable unless
-/// `beta == 0`), with `m`, `n` within the MR×NT the kernel was registered with; the CPU must
-/// have the features of the configuration that registered it.
+/// A's rows below `m` and columns below `k` must be readable, `b` must point at `k*W`
+/// readable elements, every tile's C rows and columns below `n` (as the tile stride and
+/// strides place them) writable (and readable unless `beta == 0`) and apart from each other,
+/// with `n` within the NT the kernel was registered with; the CPU must have the features of
+/// the configuration that registered it.
 pub type TallUkr<A, B> = unsafe fn(&TallUkrArgs<A, B>);
 
 /// Arguments of a gemv kernel call: y := alpha·op(A)·x + beta·y for the degenerate gemm

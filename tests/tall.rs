@@ -16,30 +16,44 @@ use oxblis::check::{Rng, Storage, Values};
 use oxblis::{Cntx, Rntm, TallLimits, Ways};
 
 /// Each supported context with a tall kernel for `letter`, made to take the tall path for
-/// every size it suits, with its tile (MR, NT) and k block.
+/// every size it suits, with its tile (MR, widest C) and k block: twice, once reading A in
+/// the kernel's KC blocks (widest C: NT) and once as from memory
+/// (`TallLimits::from_memory_kc`, here 3 columns so that k splits often; widest C: 2·NT).
 fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
     let no_sup = no_sup_limits();
-    let always = TallLimits {
+    let in_cache = TallLimits {
         min_a_bytes: 0,
         max_a_bytes: usize::MAX,
+        from_memory_kc: 0,
     };
-    oxblis::supported_contexts()
-        .into_iter()
-        .filter_map(|cntx| {
-            let tall = match letter {
-                's' => cntx.kernel::<f32, f32>().tall().map(|t| (t.tile(), t.kc())),
-                _ => cntx.kernel::<f64, f64>().tall().map(|t| (t.tile(), t.kc())),
-            };
-            let (tile, kc) = tall?;
-            eprintln!("testing the tall path of {} ({letter})", cntx.name());
-            let cntx = cntx
-                .clone()
+    let from_memory = TallLimits {
+        max_a_bytes: 0,
+        from_memory_kc: FROM_MEMORY_KC,
+        ..in_cache
+    };
+    let mut contexts = Vec::new();
+    for cntx in oxblis::supported_contexts() {
+        let tall = match letter {
+            's' => cntx.kernel::<f32, f32>().tall().map(|t| (t.tile(), t.kc())),
+            _ => cntx.kernel::<f64, f64>().tall().map(|t| (t.tile(), t.kc())),
+        };
+        let Some(((mr, nt), kc)) = tall else {
+            continue;
+        };
+        eprintln!("testing the tall path of {} ({letter})", cntx.name());
+        let with = |limits| {
+            cntx.clone()
                 .with_sup_limits(no_sup)
-                .with_tall_limits(always);
-            Some((cntx, tile, kc))
-        })
-        .collect()
+                .with_tall_limits(limits)
+        };
+        contexts.push((with(in_cache), (mr, nt), kc));
+        contexts.push((with(from_memory), (mr, 2 * nt), FROM_MEMORY_KC));
+    }
+    contexts
 }
+
+/// The from-memory k block the tests use.
+const FROM_MEMORY_KC: usize = 3;
 
 /// Runs `case` on one thread.
 fn run(letter: char, cntx: &Cntx, case: &Case, seed: u64) {
@@ -59,7 +73,24 @@ fn sizes_around_the_tile_and_the_k_block() {
             let mut rng = Rng::new(11);
             let mut seed = 0;
             for m in [1, mr - 1, mr, mr + 1, 5 * mr + 3] {
-                for n in [1, 2, 3, 4, 5, 8, 9, 16, 17, nt - 1, nt, nt + 1] {
+                // nt / 2 and one more: where the from-memory path's second group of columns
+                // starts.
+                for n in [
+                    1,
+                    2,
+                    3,
+                    4,
+                    5,
+                    8,
+                    9,
+                    16,
+                    17,
+                    nt / 2,
+                    nt / 2 + 1,
+                    nt - 1,
+                    nt,
+                    nt + 1,
+                ] {
                     for k in [1, kc - 1, kc, kc + 1, 2 * kc + 5] {
                         seed += 1;
                         let case = Case {
@@ -118,6 +149,54 @@ fn nan_in_c_is_overwritten_when_beta_is_zero() {
                 run(letter, &cntx, &case, 200 + seed as u64);
             }
         }
+    }
+}
+
+/// From memory, C taller than one pass of running sums (4096 rows): each pass starts its
+/// sums afresh and writes its own rows, with beta = 0 over NaN too.
+#[test]
+fn from_memory_in_more_than_one_pass_of_rows() {
+    for letter in ['s', 'd'] {
+        // The from-memory contexts: their k block is the tests' own.
+        let contexts = tall_contexts(letter).into_iter();
+        for (cntx, (mr, nt), kc) in contexts.filter(|&(_, _, kc)| kc == FROM_MEMORY_KC) {
+            for (seed, (n, beta)) in [(3, ScalarClass::Random), (nt, ScalarClass::Zero)]
+                .into_iter()
+                .enumerate()
+            {
+                let case = Case {
+                    beta,
+                    nan_in_c: beta == ScalarClass::Zero,
+                    ..Case::new(4096 + mr + 1, n, 2 * kc + 1)
+                };
+                run(letter, &cntx, &case, 700 + seed as u64);
+            }
+        }
+    }
+}
+
+/// Past the configuration's own `max_a_bytes`, where it reads A from memory by narrow k
+/// blocks (haswell): one more column of A than the maximum, C of 2·NT − 1 columns (two
+/// groups), uniform data, one thread.
+#[test]
+fn from_memory_at_the_real_threshold() {
+    for cntx in oxblis::supported_contexts() {
+        let Some(tall) = cntx.kernel::<f64, f64>().tall() else {
+            continue;
+        };
+        let limits = tall.limits();
+        if limits.from_memory_kc == 0 {
+            continue;
+        }
+        let (mr, nt) = tall.tile();
+        let m = 4096 + mr - 1;
+        // The smallest k with m·k·8 past the maximum.
+        let k = limits.max_a_bytes / (8 * m) + 1;
+        let case = Case {
+            values: Values::Uniform,
+            ..Case::new(m, 2 * nt - 1, k)
+        };
+        run('d', cntx, &case, 310);
     }
 }
 

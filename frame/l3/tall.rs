@@ -28,7 +28,10 @@
 //! of threads (until session 32, one only: two threads then packed A, and dgemm 1000×4×1000
 //! ran at 20 GFLOPS on two threads against 40 on one; a team of two now reaches 59–68).
 
-use crate::cntx::TallKernel;
+use std::ops::Range;
+use std::sync::Mutex;
+
+use crate::cntx::{FROM_MEMORY_MAX_GROUPS, TallKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{TallUkrArgs, tall_packed_width};
 use crate::l3::blocks::run_on_blocks_of_c;
@@ -36,14 +39,15 @@ use crate::packbuf::PackBuf;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
-/// C := alpha·A·B + beta·C through `tall` (A m×k with unit row stride, B k×n with n ≤ NT,
-/// C m×n, all checked; neither A nor B conjugated) on a team of `threads` (1: the calling
-/// thread alone), each on its own MR-aligned block of C's rows (and A's): every thread goes
-/// down its rows over the same k blocks with the same packed B, so each element of C is
-/// summed exactly as on one thread. Only the rows are split: a thread with a share of the
-/// columns would still read all of A, the operand this path streams.
-/// B is packed whole before any thread starts (k×W elements, W ≤ NT), so running out of
-/// memory leaves C untouched.
+/// C := alpha·A·B + beta·C through `tall` (A m×k with unit row stride, B k×n, C m×n, all
+/// checked; neither A nor B conjugated; n ≤ NT, or ≤ 2·NT from memory: [`TallKernel::suits`])
+/// on a team of `threads` (1: the calling thread alone), each on its own MR-aligned block of
+/// C's rows (and A's): every thread goes down its rows over the same k blocks with the same
+/// packed B, so each element of C is summed exactly as on one thread. Only the rows are
+/// split: a thread with a share of the columns would still read all of A, the operand this
+/// path streams.
+/// B is packed whole, and the from-memory path's running sums checked out, before any thread
+/// starts, so running out of memory leaves C untouched.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     tall: &TallKernel<A, B>,
@@ -55,29 +59,180 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     threads: usize,
     pin: bool,
 ) -> Result<()> {
-    let (n, k) = (c.ncols(), a.ncols());
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let (mr, nt) = tall.tile();
-    assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= nt);
-    let width = tall_packed_width(n, nt);
+    let from_memory = tall.reads_from_memory(m, k);
+    let max_n = if from_memory {
+        FROM_MEMORY_MAX_GROUPS * nt
+    } else {
+        nt
+    };
+    assert!(a.row_stride() == 1 && !a.is_conj() && !b.is_conj() && n <= max_n);
+    let widths: usize = column_groups(n, nt).map(|g| g.width).sum();
     // Checked: A and B may be zero-stride views of a k larger than any memory holds.
-    let len = k.checked_mul(width);
+    let len = k.checked_mul(widths);
     let bytes = len.and_then(|len| len.checked_mul(size_of::<B>()));
     let (Some(len), Some(bytes)) = (len, bytes) else {
-        let what = format!("gemm: the tall path's packed B ({k}×{width}) does not fit in memory");
+        let what = format!("gemm: the tall path's packed B ({k}×{widths}) does not fit in memory");
         return Err(Error::new(ErrorKind::OutOfMemory, what));
     };
     let mut buf = PackBuf::checkout(bytes)?;
+    // Each thread's running sums: a pass of up to FROM_MEMORY_ROWS of its rows, all groups.
+    let share = m.div_ceil(mr).div_ceil(threads) * mr;
+    let sums_len = FROM_MEMORY_ROWS.next_multiple_of(mr).min(share) * widths;
+    let mut sums_buf = match from_memory {
+        true => Some(PackBuf::checkout(threads * sums_len * size_of::<A::Acc>())?),
+        false => None,
+    };
     let bp = buf.as_mut_slice::<B>(len);
-    pack_b_rows(b, width, bp);
+    let mut rest = &mut bp[..];
+    for group in column_groups(n, nt) {
+        let (bp_group, later) = rest.split_at_mut(k * group.width);
+        pack_b_rows(
+            &b.submatrix(0, group.cols.start, k, group.cols.len()),
+            group.width,
+            bp_group,
+        );
+        rest = later;
+    }
     let bp = &*bp;
+    let Some(sums_buf) = sums_buf.as_mut() else {
+        if threads == 1 {
+            tall_rows(tall, alpha, a, bp, widths, beta, c);
+            return Ok(());
+        }
+        return run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
+            let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
+            tall_rows(tall, alpha, &a_rows, bp, widths, beta, c_block);
+        });
+    };
+    let sums = sums_buf.as_mut_slice::<A::Acc>(threads * sums_len);
     if threads == 1 {
-        tall_rows(tall, alpha, a, bp, width, beta, c);
+        from_memory_rows(tall, alpha, a, bp, beta, c, sums);
         return Ok(());
     }
+    // One slice of sums per thread: the team has one block of C per thread.
+    let slices = Mutex::new(sums.chunks_exact_mut(sums_len).collect::<Vec<_>>());
     run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
+        let mine = slices.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let Some(sums) = mine else {
+            unreachable!("a team of `threads` has at most `threads` blocks of C")
+        };
         let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
-        tall_rows(tall, alpha, &a_rows, bp, width, beta, c_block);
+        from_memory_rows(tall, alpha, &a_rows, bp, beta, c_block, sums);
     })
+}
+
+/// Rows of C per pass of the from-memory path: its running sums (rows × the packed widths,
+/// 384 KiB for f64 and 12 columns) stay in L2 beside the k block of A going through.
+const FROM_MEMORY_ROWS: usize = 4096;
+
+/// One group of C's columns on the tall path: `cols`, computed `width` wide
+/// ([`tall_packed_width`]).
+struct ColumnGroup {
+    cols: Range<usize>,
+    width: usize,
+}
+
+/// C's n columns in groups of at most NT, in order (one group for n ≤ NT).
+fn column_groups(n: usize, nt: usize) -> impl Iterator<Item = ColumnGroup> {
+    (0..n).step_by(nt.max(1)).map(move |j0| {
+        let cols = j0..n.min(j0 + nt);
+        let width = tall_packed_width(cols.len(), nt);
+        ColumnGroup { cols, width }
+    })
+}
+
+/// The from-memory tall path on one block of rows ([`TallLimits::from_memory_kc`]): for each
+/// pass of up to `sums.len() / W` rows (W the groups' widths together), for each narrow k
+/// block, for each column group, one kernel call goes down all the pass's tiles, adding to
+/// the running sums in `sums` (tile-major: tile t's column j at `t·MR·w + j·MR`, group after
+/// group). Then C := alpha·sums + beta·C for the pass (C not read when beta = 0). The k
+/// blocks depend on k alone and the passes on the rows only, so every element is summed
+/// the same way on any team.
+///
+/// Why: a k block of a few columns read down all the rows is a few long streams, which the
+/// hardware prefetcher follows (dgemm 4096×12×4096 on a Zen 3: OpenBLAS 1.36× behind; the
+/// KC = 256 blocks of [`tall_rows`] ran at 2 GB/s), and the sums in a contiguous scratch
+/// keep C's columns, 32 KiB apart in 4096×n, from fighting A's over the same cache sets.
+fn from_memory_rows<A: GemmPair<B>, B: Element>(
+    tall: &TallKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    bp: &[B],
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    sums: &mut [A::Acc],
+) {
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let (mr, nt) = tall.tile();
+    let widths: usize = column_groups(n, nt).map(|g| g.width).sum();
+    assert!(a.nrows() == m && bp.len() == k * widths);
+    let pass_rows = sums.len() / widths / mr * mr;
+    assert!(pass_rows > 0);
+    let kc = tall.limits().from_memory_kc;
+    let ukr = tall.ukr();
+    let cs_a = a.col_stride();
+    // A(i, p) for any i, p: only ever dereferenced by the kernel inside A.
+    let a_at = |i: usize, p: usize| a.as_ptr().wrapping_offset(i as isize + p as isize * cs_a);
+    let one = A::Acc::one();
+    for i0 in (0..m).step_by(pass_rows) {
+        let rows = pass_rows.min(m - i0);
+        let tile_rows = rows.next_multiple_of(mr);
+        let pass_sums = &mut sums[..tile_rows * widths];
+        pass_sums.fill(A::Acc::zero());
+        for pc in (0..k).step_by(kc) {
+            let kb = kc.min(k - pc);
+            let (mut b_at, mut sums_at) = (0, 0);
+            for group in column_groups(n, nt) {
+                let w = group.width;
+                let args = TallUkrArgs {
+                    m: rows,
+                    n: w,
+                    k: kb,
+                    alpha: one,
+                    a: a_at(i0, pc),
+                    cs_a,
+                    b: bp[b_at + pc * w..].as_ptr(),
+                    beta: one,
+                    c: pass_sums[sums_at..].as_mut_ptr(),
+                    rs_c: 1,
+                    cs_c: mr as isize,
+                    c_tile_stride: (mr * w) as isize,
+                    // The few streams need no software prefetch: aimed at the rows being
+                    // read, it costs a load slot and nothing else.
+                    a_prefetch: a_at(i0, pc),
+                };
+                // SAFETY: rows i0..i0 + rows (≤ m) of A's columns pc..pc + kb (≤ k) are in
+                // the checked view with unit row stride; `bp` holds this group's k·w packed
+                // elements from b_at, kb rows of them from pc; the group's sums hold
+                // tile_rows·w elements from sums_at, tile by tile (stride MR·w), each tile
+                // w columns of MR; the context's kernel runs on this CPU.
+                unsafe { ukr(&args) };
+                b_at += k * w;
+                sums_at += tile_rows * w;
+            }
+        }
+        let mut sums_at = 0;
+        for group in column_groups(n, nt) {
+            let w = group.width;
+            for (jj, j) in group.cols.enumerate() {
+                for r in 0..rows {
+                    let x = pass_sums[sums_at + r / mr * mr * w + jj * mr + r % mr];
+                    let p = c.ptr_at(i0 + r, j);
+                    // SAFETY: row i0 + r < m and column j < n of the exclusively borrowed C.
+                    unsafe {
+                        *p = if beta.is_zero() {
+                            alpha * x
+                        } else {
+                            alpha * x + beta * *p
+                        };
+                    }
+                }
+            }
+            sums_at += tile_rows * w;
+        }
+    }
 }
 
 /// The k blocks and row tiles of one block of rows (A's and C's), with `bp` all of B packed
@@ -133,6 +288,7 @@ fn tall_rows<A: GemmPair<B>, B: Element>(
                 c: c.ptr_at(i, 0),
                 rs_c: c.row_stride(),
                 cs_c: c.col_stride(),
+                c_tile_stride: mr as isize * c.row_stride(),
                 a_prefetch,
             };
             // SAFETY: rows i..i + args.m (< m) of A's columns pc..pc + kb (< k) are in the
@@ -185,10 +341,37 @@ mod tests {
     }
 
     #[test]
+    fn from_memory_past_the_maximum() {
+        let limits = TallLimits {
+            min_a_bytes: 8 * 1000,
+            max_a_bytes: 8 * 100_000,
+            from_memory_kc: 8,
+        };
+        // SAFETY: the kernel is never called.
+        let tall = unsafe { TallKernel::new("test", unused, (8, 16), 256, 2, limits) };
+        // At the maximum: KC blocks, up to NT columns.
+        assert!(tall.suits(1000, 16, 100) && !tall.reads_from_memory(1000, 100));
+        assert!(!tall.suits(1000, 17, 100));
+        // One column of A past it: from memory, up to 2·NT columns.
+        assert!(tall.reads_from_memory(1000, 101));
+        assert!(tall.suits(1000, 32, 101) && !tall.suits(1000, 33, 101));
+        // Below the minimum, never; without a from-memory k block, never.
+        assert!(!tall.reads_from_memory(999, 1) && !tall.suits(999, 1, 1));
+        let packs = TallLimits {
+            from_memory_kc: 0,
+            ..limits
+        };
+        // SAFETY: the kernel is never called.
+        let tall = unsafe { TallKernel::new("test", unused, (8, 16), 256, 2, packs) };
+        assert!(!tall.reads_from_memory(1000, 101) && !tall.suits(1000, 16, 101));
+    }
+
+    #[test]
     fn suits_at_its_boundaries() {
         let limits = TallLimits {
             min_a_bytes: 8 * 1000,
             max_a_bytes: 8 * 100_000,
+            from_memory_kc: 0,
         };
         // SAFETY: the kernel is never called.
         let tall = unsafe { TallKernel::new("test", unused, (8, 16), 256, 2, limits) };

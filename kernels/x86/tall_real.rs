@@ -1,6 +1,8 @@
 //! The tall-A kernel body for real dtypes (`TallUkr`, `kernels/mod.rs`), written once over
 //! [`Simd`] and instantiated by `kernels/skx/tall_*.rs`.
 //!
+//! One call goes down m rows, a tile at a time (C's tiles `c_tile_stride` apart: in place,
+//! or the from-memory driver's tile-major running sums, `frame/l3/tall.rs`).
 //! One tile is one register of rows (MR = LANES) by W columns, W the packed width the driver
 //! chose for C's n (2, 4, 8, 16 or 24): W accumulators, one per column of C. Per k step: one
 //! vector load of A's column (in place, a full 64-byte line on AVX-512), W broadcasts of the
@@ -59,22 +61,65 @@ pub(crate) unsafe fn tall_real<V: Simd, const NT: usize>(args: &TallUkrArgs<V::E
 where
     V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
 {
-    debug_assert!(args.m >= 1 && args.m <= V::LANES && args.n >= 1 && args.n <= NT);
+    debug_assert!(args.m >= 1 && args.n >= 1 && args.n <= NT);
     // SAFETY: the contract makes rows below m of A's first k columns, k·NT elements of B and
-    // the m×n tile of C valid; loads of A are masked to m rows, C is touched only at rows
-    // below m and columns below n, prefetches never fault, and the caller provides V's
-    // target features.
+    // each tile's rows and n columns of C valid; every tile below stays inside them (its
+    // rows, A's rows and the prefetch address advance together by LANES, C's by the tile
+    // stride), and the caller provides V's target features.
     unsafe {
-        let acc = if args.m == V::LANES {
-            k_loop::<V, NT, false>(args)
+        let mut tile = *args;
+        let mut rows_left = args.m;
+        loop {
+            tile.m = rows_left.min(V::LANES);
+            one_tile::<V, NT>(&tile);
+            rows_left -= tile.m;
+            if rows_left == 0 {
+                break;
+            }
+            tile.a = tile.a.add(V::LANES);
+            tile.a_prefetch = tile.a_prefetch.wrapping_add(V::LANES);
+            tile.c = tile.c.offset(args.c_tile_stride);
+        }
+    }
+}
+
+/// One tile of at most LANES rows. Full tiles of a C with unit row stride and alpha = beta =
+/// 1 (the from-memory driver's tile-major running sums) start from C's values and add each
+/// k step to them: otherwise C's loads wait until after the k loop (with k blocks of 8 that
+/// cost the from-memory path a third: docs/Performance.md).
+///
+/// # Safety
+/// As [`tall_real`], for one tile (`args.m ≤ LANES`).
+#[inline(always)]
+unsafe fn one_tile<V: Simd, const NT: usize>(args: &TallUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
+{
+    // SAFETY: as in `tall_real`: rows below m (loads masked when m < LANES), columns below n.
+    unsafe {
+        let full = args.m == V::LANES;
+        let one = V::Elem::one();
+        if full && args.rs_c == 1 && args.n == NT && args.alpha == one && args.beta == one {
+            let mut acc = [V::zero(); NT];
+            for (j, acc_j) in acc.iter_mut().enumerate() {
+                *acc_j = V::load(args.c.offset(j as isize * args.cs_c));
+            }
+            let acc = k_loop::<V, NT, false>(args, acc);
+            for (j, &v) in acc.iter().enumerate() {
+                V::store(args.c.offset(j as isize * args.cs_c), v);
+            }
+            return;
+        }
+        let acc = if full {
+            k_loop::<V, NT, false>(args, [V::zero(); NT])
         } else {
-            k_loop::<V, NT, true>(args)
+            k_loop::<V, NT, true>(args, [V::zero(); NT])
         };
         store_c::<V, NT>(args, &acc);
     }
 }
 
-/// The k loop: the NT column sums of alpha-less products. `MASKED` loads only `args.m` rows
+/// The k loop: `acc` plus the NT column sums of alpha-less products. `MASKED` loads only `args.m` rows
 /// of each A column (the bottom edge tile); the full-tile loop avoids the mask.
 ///
 /// # Safety
@@ -82,6 +127,7 @@ where
 #[inline(always)]
 unsafe fn k_loop<V: Simd, const NT: usize, const MASKED: bool>(
     args: &TallUkrArgs<V::Elem, V::Elem>,
+    mut acc: [V; NT],
 ) -> [V; NT]
 where
     V::Elem: Scalar + Element<Acc = V::Elem> + Packed<V>,
@@ -91,7 +137,6 @@ where
     // outside any allocation; prefetching does not fault).
     unsafe {
         let mask = V::mask(args.m);
-        let mut acc = [V::zero(); NT];
         let (mut a, mut b, mut pf) = (args.a, args.b, args.a_prefetch);
         for _ in 0..args.k {
             _mm_prefetch::<_MM_HINT_T0>(pf.cast());
