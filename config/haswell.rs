@@ -101,14 +101,22 @@ const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
     ..SUP_LIMITS
 };
 
-/// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place with a
-/// prefetch ahead) beat packing: A of at least 4 MiB, where the sup path stops (forced
-/// haswell on the development machine, session 32; docs/Performance.md), and at most 24
-/// MiB. Past that, on a Zen 3 (32 MiB L3, session 38), A came from memory, where the
-/// kernel's reads (one line of each of 256 columns, then the next line of each) ran at
-/// about 2 GB/s against packing's 6–8: dgemm 4096×12×4096 7.1 against 12.8 GFLOPS packed,
-/// 2048×4×2048 5.4 against 6.0, while 1700×8×1700 (23 MB) read 17.0 against 9.5
-/// (docs/Performance.md, "The tall path from memory").
+/// When the tall-A kernels (one ymm of rows by up to 12 columns, A read in place) beat
+/// packing: A of at least 4 MiB, where the sup path stops (forced haswell on the development
+/// machine, session 32; docs/Performance.md). Up to 12 MiB in KC blocks (`TALL_KC`); past
+/// that, from memory, by k blocks of 8 columns down all the rows, C of up to 24 columns
+/// (frame/l3/tall.rs). Measured on a Zen 3 (session 40, one thread, against packing, which
+/// served A past 24 MiB since session 38, and OpenBLAS; docs/Performance.md, "The tall path
+/// from memory by narrow k blocks"):
+/// * 4096×n×4096 dgemm, n = 2–16: 1.09–1.99× packing, 0.97–1.71× OpenBLAS; sgemm
+///   (n = 4–16) 1.30–2.08×, 1.06–1.56×. n = 24 (two groups of 12): 1.01–1.08× packing,
+///   0.89–0.93 of OpenBLAS.
+/// * k blocks of 4 or 16 columns ran 0.56–0.86 of 8's; passes of 2048 rows 0.89–0.97 of
+///   4096's; groups of 8 columns for n = 16 0.99–1.02 of 12 + 4.
+/// * Between 4 and 24 MiB the narrow blocks against KC blocks: dgemm 1448×12×1448 (16.8 MB)
+///   1.62, 1500×5×1500 1.24, 1700×8×1700 1.40, sgemm 2400×8×2400 1.70, 2000×16×2000 1.18,
+///   but sgemm 1448×12×1448 (8.4 MB) 0.78, 1200–1700 (6–12 MB) 0.90–0.92 and dgemm
+///   1000×4×1000 0.97: hence 12 MiB (dgemm 1200×8×1200, 11 MiB, read 1.48 and stays below).
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
     max_a_bytes: 12 << 20,

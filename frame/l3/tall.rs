@@ -1,11 +1,19 @@
-//! The tall-A path: C with few columns (n ≤ the kernel's NT) and an A past L2 but within
-//! `TallLimits` (4–24 MiB for haswell and skx), such as 1500×8×1500. The packed path reads A
-//! once, by packing, and computes only after each block is packed, so the caches and the FMA
-//! units take turns; here the kernel reads A in place and prefetches a few tiles ahead, so
-//! they work at the same time. Past 24 MiB, from memory, the kernel's reads (one line from
-//! each of a k block's 256 columns in turn) outrun what the hardware prefetcher follows, and
-//! packing won on a Zen 3 and on the lent Xeon (session 38, docs/Performance.md, "The tall
-//! path from memory"); until then 4096×16×4096 came here too.
+//! The tall-A path: C with few columns (n ≤ the kernel's NT) and an A past L2, such as
+//! 1500×8×1500 or 4096×16×4096. The packed path reads A once, by packing, and computes only
+//! after each block is packed, so the caches and the FMA units take turns; here the kernel
+//! reads A in place, so they work at the same time. Two ways, by A's size
+//! (`TallLimits`):
+//! * **In cache** (A of 4–12 MiB on haswell, 4–24 MiB on skx): k blocks of the kernel's KC
+//!   (256) columns, one kernel call per row tile, prefetching a few tiles ahead (below).
+//! * **From memory** (past `max_a_bytes`, where the configuration sets `from_memory_kc`:
+//!   haswell, 8): there the KC block's reads (one line from each of 256 columns in turn)
+//!   outrun what the hardware prefetcher follows (about 2 GB/s on a Zen 3, session 38).
+//!   Instead k blocks of a few columns, each read down all of a pass's rows (up to 4096) by
+//!   one kernel call, are a few long streams, which the prefetcher follows; C's running
+//!   sums stay in a tile-major scratch ([`from_memory_rows`]). C may have up to 2·NT
+//!   columns here, in groups of NT. Without `from_memory_kc` (skx) such an A is packed.
+//!
+//! In cache:
 //!
 //! ```text
 //! pack B → Bp  (k×W, row after row, W = 2, 4, 8, 16 or 24 ≥ n, columns past n zero: the kernel
