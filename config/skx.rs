@@ -135,16 +135,25 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 /// When the tall-A kernels beat packing: C with at most 24 columns (NT; 16 until session 32,
 /// when 17–24 columns went from packing to the kernels: dgemm 4096×24×4096 31.6 → 47.2
 /// GFLOPS, sgemm 64.4 → 96.3) and A of at least this many bytes (measured:
-/// docs/Performance.md, "Skinny shapes"), and at most 24 MiB. On the Zen 4 where the path
-/// was tuned it beat packing for A from memory too (4096×16×4096), but on the lent Xeon
-/// (session 38: "Intel(R) Xeon(R) Processor", family 6 model 207, `sapphirerapids` with
-/// these kernels) it lost there, as haswell's did on a Zen 3: with A past 24 MiB packed,
-/// one thread, two rounds, sgemm 4096×{4, 8, 16, 24}×4096 read 1.06–1.44×, dgemm 1.22–2.08×
-/// (docs/Performance.md, "The tall path from memory").
+/// docs/Performance.md, "Skinny shapes"). Up to 24 MiB by KC blocks; past it from memory by
+/// k blocks of 8 columns (up to 2·NT = 48 columns of C), measured in session 41 on a Zen 4
+/// (AMD EPYC family 25 model 17, one thread, against packing A; docs/Performance.md, "skx
+/// reads A from memory too"):
+/// * dgemm 4096×n×4096, n = 2–48: 1.11–2.49× packing, 1.05–2.1× OpenBLAS (Cooperlake
+///   kernels); sgemm n = 2–32: 1.22–2.29×; n = 48 0.99×. Two threads: dgemm 1.04–2.87×,
+///   sgemm 0.95–2.57× (n = 48 the low end).
+/// * k blocks of 4 columns ran 0.79–0.98 of 8's; of 16, 0.69–0.80 for n ≤ 8 and 1.00–1.06
+///   for n = 24–40.
+/// * Narrow blocks against KC blocks between 4 and 24 MiB lost in 12 of 18 shapes (sgemm
+///   0.77–1.00, dgemm 0.79–1.27: 1700×8×1700, 23 MB, the best), so the maximum stays at
+///   24 MiB.
+///
+/// Unmeasured on Intel: on the lent Xeon (session 38, family 6 model 207) A past 24 MiB by
+/// KC blocks lost to packing (1.06–2.08×); these narrow blocks were never run there.
 const TALL_LIMITS: TallLimits = TallLimits {
     min_a_bytes: 4 << 20,
     max_a_bytes: 24 << 20,
-    from_memory_kc: 0,
+    from_memory_kc: 8,
 };
 /// k block of the tall-A path: 256 columns (a page each, at most, in the TLB; B's 256×W
 /// block in L1), A prefetched 1 tile (the next 64-byte line of each column) ahead; swept on
