@@ -139,13 +139,13 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 /// k blocks of 8 columns (up to 2·NT = 48 columns of C), measured in session 41 on a Zen 4
 /// (AMD EPYC family 25 model 17, one thread, against packing A; docs/Performance.md, "skx
 /// reads A from memory too"):
-/// * dgemm 4096×n×4096, n = 2–48: 1.11–2.49× packing, 1.05–2.1× OpenBLAS (Cooperlake
+/// * dgemm 4096×n×4096, n = 2–48: 1.11–2.49× packing, 1.04–2.09× OpenBLAS (Cooperlake
 ///   kernels); sgemm n = 2–32: 1.22–2.29×; n = 48 0.99×. Two threads: dgemm 1.04–2.87×,
 ///   sgemm 0.95–2.57× (n = 48 the low end).
-/// * k blocks of 4 columns ran 0.79–0.98 of 8's; of 16, 0.69–0.80 for n ≤ 8 and 1.00–1.06
-///   for n = 24–40.
-/// * Narrow blocks against KC blocks between 4 and 24 MiB lost in 12 of 18 shapes (sgemm
-///   0.77–1.00, dgemm 0.79–1.27: 1700×8×1700, 23 MB, the best), so the maximum stays at
+/// * k blocks of 4 columns ran 0.75–0.98 of 8's; of 16, 0.69–0.96 for n ≤ 8, 0.93–0.98 for
+///   n = 16 and 1.00–1.06 for n = 24–40.
+/// * Narrow blocks against KC blocks between 4 and 24 MiB lost in 12 of 15 shapes (sgemm
+///   0.76–0.94, dgemm 0.79–1.27: 1700×8×1700, 23 MB, the best), so the maximum stays at
 ///   24 MiB.
 ///
 /// Unmeasured on Intel: on the lent Xeon (session 38, family 6 model 207) A past 24 MiB by
