@@ -95,29 +95,37 @@ const SUP_LIMITS: SupLimits = SupLimits {
         min_k_per_column: 1,
         max_b_bytes: 512 << 10,
     }),
-    // Not measured on skx (no AVX-512 machine in session 37): never.
+    // Never. Session 41 (a Zen 4, one thread, NT) tried haswell's 4 MiB: 0.44–1.00 of
+    // reading B in place (dgemm 8×8192×2048 0.44, 16×4096×4096 0.63, sgemm 0.61–0.98),
+    // dgemm 128×4096×1024 alone gained (1.23).
     max_b_bytes_with_rows_contiguous: usize::MAX,
-    // Not measured on skx (no AVX-512 machine in session 39): op(A) is always copied whole.
-    a_by_blocks_min_copy_bytes: usize::MAX,
+    // Session 41 (a Zen 4, one thread, docs/Performance.md "op(A) by blocks on skx"): from
+    // 1 MiB, dgemm TN and TT 64×64×4096, 32×32×8192, 128×128×2048, 64×32×8192, 96×96×4096,
+    // 200×200×2048 gained 1.14–1.74×, sgemm 1.04–1.25×; sgemm with fewer rows than MR lost
+    // (16×16×16384 0.82), which `SupKernel::packs_a_by_blocks` now leaves whole.
+    a_by_blocks_min_copy_bytes: 1 << 20,
 };
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost
 /// (32³–96³ 0.91–0.95 in session 35, `cargo bench --bench compare -- --dtype c --trans TT`),
-/// though 96×16×96 gained 1.10.
+/// though 96×16×96 gained 1.10. op(A) by blocks not measured for complex on skx (on haswell
+/// it lost): copied whole.
 const C32_SUP_LIMITS: SupLimits = SupLimits {
     tt_transposed: None,
+    a_by_blocks_min_copy_bytes: usize::MAX,
     ..SUP_LIMITS
 };
 
 /// [`SUP_LIMITS`] for zgemm, whose TT problems go transposed from k = 16: 16³ 1.10, 24³
 /// 1.04, 32×8×8 1.15, 32³ 0.98, 64³–96³ 1.03–1.04, 96×16×96 1.23, but 4³ 0.77, 8³ 0.85, 12³
-/// 0.92 (session 35, through `cblas_zgemm`).
+/// 0.92 (session 35, through `cblas_zgemm`). op(A) copied whole, as for cgemm.
 const C64_SUP_LIMITS: SupLimits = SupLimits {
     tt_transposed: Some(TtTransposed {
         min_k: 16,
         min_k_per_column: 1,
         max_b_bytes: 512 << 10,
     }),
+    a_by_blocks_min_copy_bytes: usize::MAX,
     ..SUP_LIMITS
 };
 

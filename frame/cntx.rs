@@ -108,7 +108,7 @@ pub struct SupLimits {
     /// once in order (`usize::MAX`: never).
     pub max_b_bytes_with_rows_contiguous: usize,
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
-    /// at least this many bytes (m·k·size), in a one-thread problem whose B is not
+    /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem whose B is not
     /// conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in the k slices a
     /// team takes from its whole copy, so the bits do not depend on the threads), each block
     /// still in L2 when the kernel reads it, instead of copied whole before the first tile. A copy larger than the L2 is written out to L3
@@ -256,11 +256,14 @@ impl<A: Element, B: Element> SupKernel<A, B> {
 
     /// Whether a one-thread problem packs op(A), `a`, block by block rather than copying it
     /// whole, by [`SupLimits::a_by_blocks_min_copy_bytes`]: an A the kernel cannot read in
-    /// place, large enough, with a B that is not conjugated (the packed-A path reads B in
-    /// place).
+    /// place, large enough, of at least MR rows, with a B that is not conjugated (the
+    /// packed-A path reads B in place). Fewer rows than MR would be padded to MR in the
+    /// packed panel and computed as if there were MR (skx sgemm TN 16×16×16384 and
+    /// 16×16×32768 ran 0.82–0.84 of the whole copy, read with masks; session 41).
     pub(crate) fn packs_a_by_blocks(&self, a: &MatRef<A>, b: &MatRef<B>) -> bool {
         (a.row_stride() != 1 || a.is_conj())
             && !b.is_conj()
+            && a.nrows() >= self.mr
             && a.nrows()
                 .saturating_mul(a.ncols())
                 .saturating_mul(size_of::<A>())

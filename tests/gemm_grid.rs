@@ -845,8 +845,8 @@ fn uniform_data_at_default_blocksizes() {
                 run(&full, &case, 5000);
             }
         });
-        // op(A) = Aᵀ of more than 1 MiB in f32 and f64 on one thread: haswell packs it block
-        // by block (`SupLimits::a_by_blocks_min_copy_bytes`), at the real KC and MC.
+        // op(A) = Aᵀ of more than 1 MiB in f32 and f64 on one thread: haswell and skx pack it
+        // block by block (`SupLimits::a_by_blocks_min_copy_bytes`), at the real KC and MC.
         let one_thread = Rntm::new().with_num_threads(1).unwrap();
         let mut rng = Rng::new(23);
         let case = Case {

@@ -1116,6 +1116,12 @@ mod tests {
         assert!(sup.packs_a_by_blocks(&at(4096), &b));
         assert!(sup.packs_a_by_blocks(&at(2048), &b));
         assert!(!sup.packs_a_by_blocks(&at(2047), &b));
+        // Fewer rows than MR (16), however large: whole (Aᵀ 15×65536 f64, 7.5 MiB).
+        let long = vec![0.0f64; 65536 * 16];
+        let few_rows = MatRef::col_major(&long, 65536, 15, 65536).unwrap().t();
+        assert!(!sup.packs_a_by_blocks(&few_rows, &b));
+        let mr_rows = MatRef::col_major(&long, 65536, 16, 65536).unwrap().t();
+        assert!(sup.packs_a_by_blocks(&mr_rows, &b));
         // A the kernel reads in place, however large, is never copied.
         let a = MatRef::col_major(&buf, 64, 4096, 64).unwrap();
         assert!(!sup.packs_a_by_blocks(&a, &b));
