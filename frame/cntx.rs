@@ -108,11 +108,12 @@ pub struct SupLimits {
     /// once in order (`usize::MAX`: never).
     pub max_b_bytes_with_rows_contiguous: usize,
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
-    /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem whose B is not
-    /// conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in the k slices a
-    /// team takes from its whole copy, so the bits do not depend on the threads), each block
-    /// still in L2 when the kernel reads it, instead of copied whole before the first tile. A copy larger than the L2 is written out to L3
-    /// and read back from there (`usize::MAX`: always copied whole).
+    /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem
+    /// whose B is not conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in
+    /// the k slices a team takes from its whole copy, so the bits do not depend on the
+    /// threads), each block still in L2 when the kernel reads it, instead of copied whole
+    /// before the first tile. A copy larger than the L2 is written out to L3 and read back
+    /// from there (`usize::MAX`: always copied whole).
     pub a_by_blocks_min_copy_bytes: usize,
 }
 

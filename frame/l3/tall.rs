@@ -6,8 +6,8 @@
 //! * **In cache** (A of 4–12 MiB on haswell, 4–24 MiB on skx): k blocks of the kernel's KC
 //!   (256) columns, one kernel call per row tile, prefetching a few tiles ahead (below).
 //! * **From memory** (past `max_a_bytes`, where the configuration sets `from_memory_kc`:
-//!   haswell and skx, 8): there the KC block's reads (one line from each of 256 columns in turn)
-//!   outrun what the hardware prefetcher follows (about 2 GB/s on a Zen 3, session 38).
+//!   haswell and skx, 8): there the KC block's reads (one line from each of 256 columns in
+//!   turn) outrun what the hardware prefetcher follows (about 2 GB/s on a Zen 3, session 38).
 //!   Instead k blocks of a few columns, each read down all of a pass's rows (up to 4096) by
 //!   one kernel call, are a few long streams, which the prefetcher follows; C's running
 //!   sums stay in a tile-major scratch ([`from_memory_rows`]). C may have up to 2·NT
