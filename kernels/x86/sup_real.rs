@@ -25,7 +25,8 @@
 //! elsewhere one. The AVX2 kernels use 4: on a Zen 3 that took sgemm NN 16³–128³ +9–22 %
 //! and dgemm 16³–64³ +5–15 % (TN alike). With B's rows far apart (NT) dgemm read 0.72–0.96 on
 //! 8–16 rows of 1024 columns, so those tiles keep one step (`docs/Performance.md`, "Four k
-//! steps per trip"). The AVX-512 kernels use 1, unmeasured otherwise.
+//! steps per trip"). The AVX-512 kernels use 1, except for full tiles from k = 256
+//! ([`sup_real_full`], measured in session 41); their other tiles are unmeasured with 4.
 //!
 //! **One row, B's columns contiguous: dot products.** A tile of a single row with B's unit
 //! row stride (op(B) = N) and k of two vectors or more is computed along k instead
@@ -285,9 +286,46 @@ pub(crate) unsafe fn sup_real_full<
 {
     debug_assert!(NR <= MAX_NR && args.n <= NR && args.m == 2 * V::LANES && args.rs_c == 1);
     debug_assert!(GROUP >= 1 && GROUP <= ONE_PASS && ONE_PASS <= NR);
+    // SAFETY: passed on.
+    unsafe {
+        if args.k >= FULL_TILE_K_UNROLL_MIN_K {
+            full_tile::<V, NR, GROUP, ONE_PASS, ONE_PASS_MIN_K, 4>(args);
+        } else {
+            full_tile::<V, NR, GROUP, ONE_PASS, ONE_PASS_MIN_K, 1>(args);
+        }
+    }
+}
+
+/// From this k, full tiles computed a group of columns at a time take four k steps per
+/// trip of the k loop (where B's rows are adjacent). Measured on a Zen 4 (session 41, skx,
+/// one thread, against one step for all k, alternated call by call; docs/Performance.md,
+/// "Four k steps per trip on skx"): NN and TN, sgemm and dgemm, 256³–768³ 0.98–1.12 (most
+/// +1–6 %), 1024³–2048³ 0.98–1.02; with four steps for every k, 16³–64³ lost 1–5 % and
+/// 128³ read 0.98–1.03, hence one step below 256.
+const FULL_TILE_K_UNROLL_MIN_K: usize = 256;
+
+/// The body of [`sup_real_full`] with `K_UNROLL` k steps per trip.
+///
+/// # Safety
+/// As [`sup_real_full`].
+#[inline(always)]
+unsafe fn full_tile<
+    V: ColumnsToRows,
+    const NR: usize,
+    const GROUP: usize,
+    const ONE_PASS: usize,
+    const ONE_PASS_MIN_K: usize,
+    const K_UNROLL: usize,
+>(
+    args: &SupUkrArgs<V::Elem, V::Elem>,
+) where
+    V::Elem: Scalar,
+{
     // SAFETY: passed on; each call covers two vectors of rows by its own columns of the tile.
     unsafe {
         // Up to ONE_PASS columns in one pass over the k loop, from ONE_PASS_MIN_K.
+        // One step per trip here: two vectors by up to 12 columns of accumulators leave no
+        // registers for four steps' loads (dgemm and sgemm 384³ with four: 0.65–0.85).
         if args.n <= ONE_PASS && args.k >= ONE_PASS_MIN_K {
             by_columns::<V, V, 2, ONE_PASS, true, 1>(args);
             return;
@@ -295,13 +333,13 @@ pub(crate) unsafe fn sup_real_full<
         // GROUP columns at a time, then the rest (fewer than GROUP) by its column count.
         let mut part = *args;
         while part.n >= GROUP {
-            body::<V, V, 2, GROUP, true, 1>(&SupUkrArgs { n: GROUP, ..part });
+            body::<V, V, 2, GROUP, true, K_UNROLL>(&SupUkrArgs { n: GROUP, ..part });
             part.n -= GROUP;
             part.b = part.b.offset(GROUP as isize * part.cs_b);
             part.c = part.c.offset(GROUP as isize * part.cs_c);
         }
         if part.n > 0 {
-            by_columns::<V, V, 2, GROUP, true, 1>(&part);
+            by_columns::<V, V, 2, GROUP, true, K_UNROLL>(&part);
         }
     }
 }
