@@ -324,8 +324,8 @@ unsafe fn full_tile<
     // SAFETY: passed on; each call covers two vectors of rows by its own columns of the tile.
     unsafe {
         // Up to ONE_PASS columns in one pass over the k loop, from ONE_PASS_MIN_K.
-        // One step per trip here: two vectors by up to 12 columns of accumulators leave no
-        // registers for four steps' loads (dgemm and sgemm 384³ with four: 0.65–0.85).
+        // One step per trip here: with four, dgemm and sgemm 384³ ran 0.65–0.85 (likely
+        // registers: up to 24 accumulators leave 8 for four steps' loads).
         if args.n <= ONE_PASS && args.k >= ONE_PASS_MIN_K {
             by_columns::<V, V, 2, ONE_PASS, true, 1>(args);
             return;
