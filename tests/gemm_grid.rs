@@ -275,7 +275,8 @@ fn sup_path_with_k_split_into_blocks() {
 /// 2·MR, so m either side of it makes several row blocks) and with k split every 64 bytes of
 /// A (the path's k slices are the sup path's: 300 makes three of 100); every
 /// op(B) (a conjugated B keeps the whole copy), random storages and scalar classes, and NaN
-/// in C under beta = 0.
+/// in C under beta = 0. m = 1 and MR − 1 keep the whole copy too (fewer rows than MR are
+/// never packed by blocks, `SupKernel::packs_a_by_blocks`), the border beside MR + 1.
 #[test]
 fn sup_path_packing_a_by_blocks() {
     for (full, tiny) in contexts_with_tiny_blocks() {
