@@ -150,8 +150,9 @@ pub enum PackAOnly {
     /// When k is at least KC/2, or 256 where KC/2 is more (shorter, the sup kernel's
     /// per-tile overhead shows), and the lines the kernel's first eight k steps over one
     /// group of B's columns touch (its `b_group` columns, or rows, at B's strides) put no
-    /// more than six in any set of a 64-set L1 (two of the 8 ways left for A and C); else
-    /// the loop nest.
+    /// more than six in any set of a 64-set L1 (two of the 8 ways left for A and C), and a
+    /// KC-deep block of B spans at most 1 MiB along k (row-stored B: KC rows); else the
+    /// loop nest.
     WhenBSpreadsOverL1,
     /// Whatever B's strides (for tests and experiments).
     Always,

@@ -769,18 +769,23 @@ const PACK_A_ONLY_MIN_K_CAP: usize = 256;
 /// Besides B's strides (`PackAOnly`), k must be at least KC/2, at most
 /// [`PACK_A_ONLY_MIN_K_CAP`]: with short k the sup kernel's per-tile overhead shows (dgemm
 /// 4096×4096×16 and ×64 2–5 % behind the loop nest, ×256 level; 2000×2000×k level from k =
-/// 16 on), and a KC-deep block of B must span at most 1.5 MiB along k: B read in place with
-/// long rows (row-stored) touches a new line, often a new page, every k step of every tile
-/// (against the loop nest, which packs it: dgemm NT 384³ +2.4 %, 512³ level, 640³ −1.1 %,
-/// 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level, 896³ −2 %; one KC block spans 1.1, 1.5,
-/// 1.9, 2.9, 1, 1.5 and 1.75 MiB there, with KC 384 for dgemm).
+/// 16 on), and a KC-deep block of B must span at most 1 MiB along k: B read in place with
+/// long rows (row-stored) touches a new line, often a new page, every k step of every tile.
+/// Against the loop nest, which packs it, on the first skx machine (dgemm KC 384): dgemm NT
+/// 384³ +2.4 %, 512³ level, 640³ −1.1 %, 1000³ −5.5 %; sgemm NT 512³ +2.6 %, 768³ level,
+/// 896³ −2 % (KC blocks of 1.1, 1.5, 1.9, 2.9, 1, 1.5 and 1.75 MiB), so the limit was 1.5
+/// MiB until session 42. On a Zen 4 (session 42, one thread, call by call, 1 MiB against
+/// 1.5): sgemm NT 544³–768³ +3–10 %, 2000×640×640 +13 %, 640×640×2000 +5 %, TT 640³ and 768³
+/// +4 and +8 %, 1000×700×500 +11 %; dgemm NT 2000×400×400 +5 %, TT 384³ +9 %, the rest level;
+/// cgemm NT 576³–768³ +1–4 %, zgemm NT 288³–384³ 0.98–0.99 (256³, unchanged, read 0.98 too);
+/// sgemm NT 512³ (exactly 1 MiB) stays in place: with 512 KiB it lost 3–10 %.
 pub(crate) fn packs_only_a<T: Element>(
     rule: PackAOnly,
     b: &MatRef<T>,
     b_group: usize,
     kc: usize,
 ) -> bool {
-    const MOST_KC_SPAN_BYTES: usize = 3 << 19;
+    const MOST_KC_SPAN_BYTES: usize = 1 << 20;
     let kc_span = kc.min(b.nrows()).saturating_mul(k_step_bytes(b));
     match rule {
         PackAOnly::Never => false,
@@ -1148,13 +1153,22 @@ mod tests {
     #[test]
     fn pack_a_only_refuses_b_with_long_rows() {
         let buf = vec![0.0f64; 1024 * 1024];
-        // Row-stored B, KC = 384 rows: 768 elements a row (a KC block spans 2.25 MiB)
-        // refused, 448 (1.3 MiB) taken; both spread over the L1 sets.
-        let long = MatRef::col_major(&buf, 768, 1000, 768).unwrap().t();
+        // Row-stored B, KC = 512 rows: 264 elements a row (a KC block spans 1.03 MiB)
+        // refused, 256 (exactly 1 MiB) taken; both spread over the L1 sets. With fewer
+        // rows than KC, k's span counts.
+        let long = MatRef::col_major(&buf, 264, 1000, 264).unwrap().t();
         assert!(b_spreads_over_l1(&long, 6));
-        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &long, 6, 384));
-        let short = MatRef::col_major(&buf, 448, 1000, 448).unwrap().t();
-        assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &short, 6, 384));
+        assert!(!packs_only_a(PackAOnly::WhenBSpreadsOverL1, &long, 6, 512));
+        let short = MatRef::col_major(&buf, 256, 1000, 256).unwrap().t();
+        assert!(b_spreads_over_l1(&short, 6));
+        assert!(packs_only_a(PackAOnly::WhenBSpreadsOverL1, &short, 6, 512));
+        let long_but_few_rows = MatRef::col_major(&buf, 264, 496, 264).unwrap().t();
+        assert!(packs_only_a(
+            PackAOnly::WhenBSpreadsOverL1,
+            &long_but_few_rows,
+            6,
+            512
+        ));
     }
 
     #[test]
