@@ -12,7 +12,8 @@ use std::fmt::Debug;
 use std::ops::{Add, Mul, Neg, Sub};
 
 use crate::cntx::{Cntx, GemmKernel};
-use crate::view::MatRef;
+use crate::error::Result;
+use crate::view::{MatMut, MatRef};
 
 /// Single-precision complex number (BLAS `c`).
 #[allow(non_camel_case_types)]
@@ -111,11 +112,31 @@ pub trait GemmPair<B: Element>: Element {
         a: &MatRef<'a, Self>,
         b: &MatRef<'a, B>,
     ) -> Option<(MatRef<'a, Self>, MatRef<'a, B>)>;
+    /// C := alpha·op(A)·op(B) + beta·C through the tall kernel of this pair's real parts, on
+    /// a team of `threads` (`frame/l3/tall_complex.rs`): `Some` with the result where the
+    /// pair is complex, the context has that kernel and the problem suits it; otherwise
+    /// `None`, having touched nothing (every pair but cgemm's and zgemm's).
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_tall_by_real_parts(
+        _cntx: &Cntx,
+        _alpha: Self::Acc,
+        _a: &MatRef<Self>,
+        _b: &MatRef<B>,
+        _beta: Self::Acc,
+        _c: &mut MatMut<Self::Acc>,
+        _threads: usize,
+        _pin: bool,
+    ) -> Option<Result<()>> {
+        None
+    }
 }
 
 /// The body of [`GemmPair`] for a type multiplied by itself, in the context slot `$slot`.
 macro_rules! same_type_pair {
     ($t:ty, $slot:ident) => {
+        same_type_pair!($t, $slot, {});
+    };
+    ($t:ty, $slot:ident, { $($more:item)* }) => {
         impl GemmPair<$t> for $t {
             fn kernel(cntx: &Cntx) -> &GemmKernel<$t, $t> {
                 &cntx.$slot
@@ -129,6 +150,29 @@ macro_rules! same_type_pair {
             ) -> Option<(MatRef<'a, $t>, MatRef<'a, $t>)> {
                 Some((b.t(), a.t()))
             }
+            $($more)*
+        }
+    };
+}
+
+/// [`GemmPair::gemm_tall_by_real_parts`] for a complex pair whose real parts' slot in the
+/// context is `$real`.
+macro_rules! tall_by_real_parts {
+    ($t:ty, $real:ident) => {
+        fn gemm_tall_by_real_parts(
+            cntx: &Cntx,
+            alpha: $t,
+            a: &MatRef<$t>,
+            b: &MatRef<$t>,
+            beta: $t,
+            c: &mut MatMut<$t>,
+            threads: usize,
+            pin: bool,
+        ) -> Option<Result<()>> {
+            let tall = cntx.$real.tall()?;
+            crate::l3::tall_complex::gemm_tall_by_real_parts(
+                tall, alpha, a, b, beta, c, threads, pin,
+            )
         }
     };
 }
@@ -317,5 +361,9 @@ impl Element for bf16 {
 same_type_pair!(bf16, bgemm);
 
 same_type_pair!(f64, dgemm);
-same_type_pair!(c32, cgemm);
-same_type_pair!(c64, zgemm);
+same_type_pair!(c32, cgemm, {
+    tall_by_real_parts!(c32, sgemm);
+});
+same_type_pair!(c64, zgemm, {
+    tall_by_real_parts!(c64, dgemm);
+});

@@ -6,19 +6,27 @@
 //! first), C and A with leading dimensions larger than m, every C storage, beta = 0 with NaN
 //! in C, teams of threads (bit for bit one thread's result), one problem at the real
 //! threshold, and a packed B too large for memory (an error, C untouched).
+//!
+//! cgemm and zgemm take the same path through the real parts' kernel
+//! (`frame/l3/tall_complex.rs`: A as a real 2m×k matrix, C of n columns computed as 2n real
+//! ones), so their tests run on the f32 and f64 tall kernels' contexts, with every op() of A
+//! and B, and sizes around the real tile seen in complex rows and columns.
 
 mod harness;
 
 use harness::{
     Case, Dt, SCALAR_CLASSES, ScalarClass, bits_equal, gemm_output, no_sup_limits, run_case,
 };
-use oxblis::check::{Rng, Storage, Values};
-use oxblis::{Cntx, Rntm, TallLimits, Ways};
+use oxblis::check::{Op, Rng, Storage, Values};
+use oxblis::{Cntx, Rntm, TallLimits, Ways, c32, c64};
 
 /// Each supported context with a tall kernel for `letter`, made to take the tall path for
 /// every size it suits, with its tile (MR, widest C) and k block: twice, once reading A in
 /// the kernel's KC blocks (widest C: NT) and once as from memory
 /// (`TallLimits::from_memory_kc`, here 3 columns so that k splits often; widest C: 2·NT).
+/// For 'c' and 'z', the f32 and f64 kernels' contexts, with the tile in complex rows and
+/// columns: half the real ones, and from memory half of NT + NT/3, the widest real C that
+/// `frame/l3/tall_complex.rs` takes.
 fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
     let no_sup = no_sup_limits();
     let in_cache = TallLimits {
@@ -34,11 +42,16 @@ fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
     let mut contexts = Vec::new();
     for cntx in oxblis::supported_contexts() {
         let tall = match letter {
-            's' => cntx.kernel::<f32, f32>().tall().map(|t| (t.tile(), t.kc())),
+            's' | 'c' => cntx.kernel::<f32, f32>().tall().map(|t| (t.tile(), t.kc())),
             _ => cntx.kernel::<f64, f64>().tall().map(|t| (t.tile(), t.kc())),
         };
         let Some(((mr, nt), kc)) = tall else {
             continue;
+        };
+        let complex = matches!(letter, 'c' | 'z');
+        let (tile, tile_from_memory) = match complex {
+            true => ((mr / 2, nt / 2), (mr / 2, (nt + nt / 3) / 2)),
+            false => ((mr, nt), (mr, 2 * nt)),
         };
         eprintln!("testing the tall path of {} ({letter})", cntx.name());
         let with = |limits| {
@@ -46,8 +59,8 @@ fn tall_contexts(letter: char) -> Vec<(Cntx, (usize, usize), usize)> {
                 .with_sup_limits(no_sup)
                 .with_tall_limits(limits)
         };
-        contexts.push((with(in_cache), (mr, nt), kc));
-        contexts.push((with(from_memory), (mr, 2 * nt), FROM_MEMORY_KC));
+        contexts.push((with(in_cache), tile, kc));
+        contexts.push((with(from_memory), tile_from_memory, FROM_MEMORY_KC));
     }
     contexts
 }
@@ -60,7 +73,89 @@ fn run(letter: char, cntx: &Cntx, case: &Case, seed: u64) {
     let one = Rntm::new().with_num_threads(1).unwrap();
     match letter {
         's' => run_case::<f32>(cntx, Some(&one), case, seed),
+        'c' => run_case::<c32>(cntx, Some(&one), case, seed),
+        'z' => run_case::<c64>(cntx, Some(&one), case, seed),
         _ => run_case::<f64>(cntx, Some(&one), case, seed),
+    }
+}
+
+/// The op()s of A that keep it column-stored with its storage (`Storage::Col` for N and R,
+/// `Storage::Row` for T and C), and all four of B's, cycled by `seed`.
+fn complex_ops(seed: usize) -> (Op, Storage, Op) {
+    let (op_a, st_a) = [
+        (Op::N, Storage::Col),
+        (Op::R, Storage::Col),
+        (Op::T, Storage::Row),
+        (Op::C, Storage::Row),
+    ][seed % 4];
+    (op_a, st_a, [Op::N, Op::T, Op::C, Op::R][seed / 4 % 4])
+}
+
+/// cgemm and zgemm around the real tile (in complex rows: half of MR, and columns: half the
+/// widest real C, one more leaving the path) and the k block, with every op() of A that
+/// keeps it column-stored (conj(A) is conj(A·conj(B)) there) and of B, every alpha/beta
+/// class.
+#[test]
+fn complex_sizes_around_the_real_tile() {
+    for letter in ['c', 'z'] {
+        for (cntx, (mr, nt), kc) in tall_contexts(letter) {
+            let mut seed = 0;
+            for m in [1, mr - 1, mr, mr + 1, 5 * mr + 3] {
+                for n in [1, 2, 3, nt / 2 + 1, nt - 1, nt, nt + 1] {
+                    for k in [1, kc - 1, kc, kc + 1, 2 * kc + 5] {
+                        seed += 1;
+                        let (op_a, st_a, op_b) = complex_ops(seed);
+                        let case = Case {
+                            op_a,
+                            st_a,
+                            op_b,
+                            ..Case::new(m, n, k).with_classes_of(seed)
+                        };
+                        run(letter, &cntx, &case, seed as u64);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// cgemm and zgemm: every storage of C, A and B with every op(), and beta = 0 over NaN in
+/// C (written, not read), over more than one k block.
+#[test]
+fn complex_every_storage_and_nan_in_c() {
+    for letter in ['c', 'z'] {
+        for (cntx, (mr, nt), kc) in tall_contexts(letter) {
+            let mut seed = 1000;
+            for st_c in Storage::ALL {
+                for st_a in Storage::ALL {
+                    for st_b in Storage::ALL {
+                        seed += 1;
+                        let (op_a, _, op_b) = complex_ops(seed);
+                        let case = Case {
+                            st_c,
+                            st_a,
+                            st_b,
+                            op_a,
+                            op_b,
+                            ..Case::new(3 * mr + 1, [3, nt - 1][seed % 2], kc + 7)
+                        };
+                        run(letter, &cntx, &case, seed as u64);
+                    }
+                }
+            }
+            for (i, k) in [1, kc, 3 * kc + 2].into_iter().enumerate() {
+                let (op_a, st_a, op_b) = complex_ops(i * 5);
+                let case = Case {
+                    beta: ScalarClass::Zero,
+                    nan_in_c: true,
+                    op_a,
+                    st_a,
+                    op_b,
+                    ..Case::new(4 * mr - 1, nt, k)
+                };
+                run(letter, &cntx, &case, 1200 + i as u64);
+            }
+        }
     }
 }
 
@@ -176,8 +271,10 @@ fn from_memory_in_more_than_one_pass_of_rows() {
 }
 
 /// Past the configuration's own `max_a_bytes`, where it reads A from memory by narrow k
-/// blocks (haswell): one more column of A than the maximum, C of 2·NT − 1 columns (two
-/// groups), uniform data, one thread.
+/// blocks (haswell and skx): one more column of A than the maximum, C of 2·NT − 1 columns
+/// (two groups), uniform data, one thread. Then zgemm the same way through the f64 kernel:
+/// A's 2m real rows past one pass of running sums, C of the most columns it takes (NT + NT/3
+/// real ones, two groups), conj(B).
 #[test]
 fn from_memory_at_the_real_threshold() {
     for cntx in oxblis::supported_contexts() {
@@ -197,6 +294,14 @@ fn from_memory_at_the_real_threshold() {
             ..Case::new(m, 2 * nt - 1, k)
         };
         run('d', cntx, &case, 310);
+        let m = 2048 + mr / 2 - 1;
+        let k = limits.max_a_bytes / (16 * m) + 1;
+        let case = Case {
+            values: Values::Uniform,
+            op_b: Op::C,
+            ..Case::new(m, (nt + nt / 3) / 2, k)
+        };
+        run('z', cntx, &case, 311);
     }
 }
 
@@ -254,7 +359,7 @@ fn teams_match_one_thread<T: Dt>(cntx: &Cntx, (mr, nt): (usize, usize), kc: usiz
     for (m, n, k) in [
         (7 * mr + 3, 3, 2 * kc + 5),
         (5 * mr, nt, kc + 1),
-        (2 * mr - 1, 9, 3),
+        (2 * mr - 1, nt.min(9), 3),
         // One partial tile (one row would be a gemv), more threads than tiles.
         (3, 5, kc),
     ] {
@@ -284,6 +389,12 @@ fn teams_compute_what_one_thread_computes() {
     for (cntx, tile, kc) in tall_contexts('d') {
         teams_match_one_thread::<f64>(&cntx, tile, kc);
     }
+    for (cntx, tile, kc) in tall_contexts('c') {
+        teams_match_one_thread::<c32>(&cntx, tile, kc);
+    }
+    for (cntx, tile, kc) in tall_contexts('z') {
+        teams_match_one_thread::<c64>(&cntx, tile, kc);
+    }
 }
 
 /// B packed whole is k·W elements: with A and B zero-stride views of a k larger than any
@@ -305,5 +416,17 @@ fn a_packed_b_too_large_for_memory_is_an_error_and_leaves_c_alone() {
         let err = gemm_with_cntx(&a, &b, &mut c, &cntx, None).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::OutOfMemory, "{err}");
         assert!(c_data.iter().all(|&x| x == 7.0));
+    }
+    // zgemm through the f64 kernel: its B′ (k×2n reals) cannot be allocated either.
+    let seven = c64::new(7.0, -7.0);
+    let (a_data, b_data) = ([c64::new(1.0, 1.0); 8], [c64::new(1.0, 0.5); 2]);
+    for (cntx, _, _) in tall_contexts('z') {
+        let a = MatRef::strided(&a_data, m, k, 1, 0).unwrap();
+        let b = MatRef::strided(&b_data, k, 2, 0, 1).unwrap();
+        let mut c_data = vec![seven; 2 * m];
+        let mut c = MatMut::col_major(&mut c_data, m, 2, m).unwrap();
+        let err = gemm_with_cntx(&a, &b, &mut c, &cntx, None).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::OutOfMemory, "{err}");
+        assert!(c_data.iter().all(|&x| x == seven));
     }
 }

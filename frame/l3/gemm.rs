@@ -486,7 +486,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return gemm_sup_team(sup, transposes, alpha, a, b, beta, c, ways, plan.pin);
         }
     }
-    gemm_unsuited_to_sup(kernel, alpha, a, b, beta, c, rntm, &plan)
+    gemm_unsuited_to_sup(cntx, kernel, alpha, a, b, beta, c, rntm, &plan)
 }
 
 /// The rest of [`gemm_oriented`]: the tall, packed-A and loop-nest paths. Out of line, so that
@@ -496,6 +496,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    cntx: &Cntx,
     kernel: &GemmKernel<A, B>,
     alpha: A::Acc,
     a: &MatRef<A>,
@@ -516,6 +517,14 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     {
         // With more threads, each takes its own block of rows (tall.rs).
         return gemm_tall(tall, alpha, a, b, beta, c, plan.ways.total(), plan.pin);
+    }
+    // The same for cgemm and zgemm, through the real parts' tall kernel
+    // (frame/l3/tall_complex.rs).
+    if A::Acc::IS_COMPLEX
+        && let Some(done) =
+            A::gemm_tall_by_real_parts(cntx, alpha, a, b, beta, c, plan.ways.total(), plan.pin)
+    {
+        return done;
     }
     // C with few columns whose A's columns lie too far apart for the sup kernels (fewer
     // columns than `SupLimits::far_a_min_n`, or columns sharing L1 sets), though A is no

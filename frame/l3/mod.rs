@@ -1,6 +1,6 @@
 //! Level-3 operations. Today: gemm (`gemm.rs` holds the loop nest, `macrokernel.rs` the two
 //! innermost loops around the microkernel, `sup.rs` the unpacked path for small problems, `dots.rs` short, wide C as dot products, `one_tile.rs` its shortcut for a single tile, `stack_copies.rs` the small copies both make, `tall.rs` the in-place path for a large A
-//! times few columns,
+//! times few columns, `tall_complex.rs` that path for complex through the real kernel,
 //! `raw.rs` the memory the nest's threads share, `blocks.rs` teams whose threads each take
 //! their own block of C).
 
@@ -14,3 +14,4 @@ pub(crate) mod raw;
 mod stack_copies;
 pub(crate) mod sup;
 mod tall;
+pub(crate) mod tall_complex;
