@@ -703,6 +703,87 @@ fn packing_only_a(tiny: &Cntx) -> Cntx {
     })
 }
 
+/// Packing only A on a team of two (`frame/l3/sup.rs`, `PACK_A_ONLY_MAX_THREADS`): each
+/// thread packs A for its own MR-aligned block of rows and reads B in place, whatever ways
+/// it was asked for (pc = 2 included), so the result is one thread's, bit for bit (uniform
+/// data, so that a different summation would show), and right; three threads take the loop
+/// nest and must still be right, as must conjugated operands (the loop nest too). Sizes either side of MR and of the (shrunken) MC, so that
+/// a thread's rows end inside an MC block or a tile, with random op()s and storages.
+fn packing_only_a_on_two_threads<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
+    let letter = T::LETTER;
+    // Without a sup kernel (generic) the loop nest takes every problem.
+    if cntx.kernel::<T, T>().sup().is_none() {
+        return;
+    }
+    // The sup kernel's tiles, and MC rounded to them, as the path blocks.
+    let (mr, nr) = sup_tile_of(cntx, letter);
+    let Blocksizes { mc, kc, .. } = blocksizes_of(cntx, letter);
+    let mc = (mc / mr).max(1) * mr;
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    let way = |jc, pc, ic, jr| {
+        Rntm::new()
+            .with_ways(Ways {
+                jc,
+                pc,
+                ic,
+                jr,
+                ir: 1,
+            })
+            .unwrap()
+    };
+    let teams = [
+        way(1, 1, 2, 1),
+        way(2, 1, 1, 1),
+        way(1, 2, 1, 1),
+        way(1, 1, 1, 2),
+        Rntm::new().with_num_threads(2).unwrap(),
+    ];
+    let three = Rntm::new().with_num_threads(3).unwrap();
+    let mut seed = 40_000;
+    for m in [1, mr + 1, 2 * mr - 1, mc + mc / 3 + 1, 3 * mc + mr - 1] {
+        for (n, k) in [(1, 2 * kc + 1), (nr + 1, kc + 1), (2 * nr + 3, 7)] {
+            seed += 1;
+            // Neither operand conjugated: a conjugated B (or A, when C's storage turns the
+            // problem around) takes the loop nest, whose pc = 2 sums differently.
+            let case = Case {
+                values: Values::Uniform,
+                op_a: [Op::N, Op::T][rng.below(2)],
+                op_b: [Op::N, Op::T][rng.below(2)],
+                ..Case::random(rng, m, n, k)
+            };
+            let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
+            for rntm in &teams {
+                let got = gemm_output::<T>(cntx, Some(rntm), &case, seed);
+                assert!(
+                    got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                    "{letter}gemm {m}×{n}×{k} ({case:?}) with {rntm:?} differs from one thread \
+                     packing only A"
+                );
+            }
+            run_case::<T>(cntx, Some(&teams[0]), &case, seed);
+            run_case::<T>(cntx, Some(&three), &case, seed);
+            let conjugated = Case {
+                op_a: Op::R,
+                op_b: Op::C,
+                ..case
+            };
+            run_case::<T>(cntx, Some(&teams[0]), &conjugated, seed);
+        }
+    }
+}
+
+#[test]
+fn packing_only_a_on_two_threads_matches_one_thread() {
+    for (_, tiny) in contexts_with_tiny_blocks() {
+        let cntx = packing_only_a(&tiny);
+        let mut rng = Rng::new(19);
+        packing_only_a_on_two_threads::<f32>(&cntx, &mut rng);
+        packing_only_a_on_two_threads::<f64>(&cntx, &mut rng);
+        packing_only_a_on_two_threads::<c32>(&cntx, &mut rng);
+        packing_only_a_on_two_threads::<c64>(&cntx, &mut rng);
+    }
+}
+
 /// The sup limits of a configuration's sgemm kernel, if it has one.
 fn sup_limits_of(cntx: &Cntx) -> Option<SupLimits> {
     cntx.kernel::<f32, f32>().sup().map(|s| s.limits())

@@ -59,8 +59,8 @@ use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
-    TRANSPOSED_MIN_K, gemm_sup, gemm_sup_a_by_blocks, gemm_sup_packed_a, gemm_sup_team,
-    packs_only_a, splits_k_over_large_c, sup_takes_b,
+    PACK_A_ONLY_MAX_THREADS, TRANSPOSED_MIN_K, gemm_sup, gemm_sup_a_by_blocks, gemm_sup_packed_a,
+    gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_takes_b,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -561,21 +561,35 @@ fn gemm_unsuited_to_sup<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             return done;
         }
     }
-    // One thread past the sup limits (or with a large C, above) may still read B in place,
-    // packing only A, where B's panels read well in place (frame/l3/sup.rs).
+    // Past the sup limits (or with a large C, above), one thread or two may still read B
+    // in place, packing only A, where B's panels read well in place (frame/l3/sup.rs). Two
+    // threads take a block of rows each, whatever ways they were asked for (as on the tall
+    // path); the result is one thread's, bit for bit.
     let blocks = kernel.blocksizes();
+    let threads = plan.ways.total();
     if let Some(sup) = kernel.sup()
-        && plan.ways == SINGLE
+        && threads <= PACK_A_ONLY_MAX_THREADS
         && !b.is_conj()
         && may_pack_only_a(sup, b, blocks)
     {
         let transpose_a = kernel.pack_transposes().0;
-        return gemm_sup_packed_a(sup, transpose_a, blocks, alpha, a, b, beta, c);
+        return gemm_sup_packed_a(
+            sup,
+            transpose_a,
+            blocks,
+            alpha,
+            a,
+            b,
+            beta,
+            c,
+            threads,
+            plan.pin,
+        );
     }
     gemm_nest(kernel, alpha, a, b, beta, c, plan)
 }
 
-/// Whether a one-thread problem may pack only A and read B in place with `sup`'s kernel.
+/// Whether a problem may pack only A and read B in place with `sup`'s kernel.
 fn may_pack_only_a<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     b: &MatRef<B>,

@@ -36,12 +36,14 @@
 //! to the kernel in one call (`frame/l3/one_tile.rs`).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{SupUkr, SupUkrArgs, TransposeUkr};
 use crate::l3::blocks::run_on_blocks_of_c;
 use crate::l3::gemm::{cache_blocks, longest_block};
+use crate::l3::raw::RawBuf;
 use crate::l3::stack_copies::with_stack_copies;
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
@@ -363,10 +365,14 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
 }
 
 /// C := alpha·A·B + beta·C with A packed, MC×KC block by block, into the loop nest's MR-tall
-/// panels, and B read in place: for one-thread problems past the sup limits whose B reads
-/// well in place (`PackAOnly`). Saves packing B (and its buffer); the blocks are the loop
-/// nest's (`blocks`: KC, MC rounded to the sup kernel's MR, NC; remainders absorbed alike).
-/// Same operands as [`gemm_sup`].
+/// panels, and B read in place: for problems past the sup limits whose B reads well in
+/// place (`PackAOnly`), on one thread or a team of `threads` (1: the calling thread alone)
+/// of at most [`PACK_A_ONLY_MAX_THREADS`], each on its own MR-aligned block of C's rows
+/// with its own A blocks. Saves packing B (and its buffer); the blocks are the loop nest's
+/// (`blocks`: KC, MC rounded to the sup kernel's MR, NC; remainders absorbed alike). Every
+/// tile is summed over the same k slices wherever its rows fall, so a team computes what
+/// one thread computes, bit for bit. Same operands as [`gemm_sup`]; every thread's buffer
+/// is checked out before any starts, so running out of memory leaves C untouched.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
@@ -377,9 +383,82 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
+    threads: usize,
+    pin: bool,
 ) -> Result<()> {
-    let k_slices = cache_blocks(0..a.ncols(), blocks.kc.max(1));
-    packed_a_by_k_slices(sup, transpose_a, blocks, k_slices, alpha, a, b, beta, c)
+    let (m, k) = (c.nrows(), a.ncols());
+    let k_slices = cache_blocks(0..k, blocks.kc.max(1));
+    let mr = sup.tile().0;
+    let share = m.div_ceil(mr).div_ceil(threads.max(1)) * mr;
+    let len = packed_a_len(sup, blocks, share, k);
+    let mut buf = PackBuf::checkout(threads * len * size_of::<A>())?;
+    let all = buf.as_mut_slice::<A>(threads * len);
+    if threads <= 1 {
+        packed_a_by_k_slices(
+            sup,
+            transpose_a,
+            blocks,
+            k_slices,
+            alpha,
+            a,
+            b,
+            beta,
+            c,
+            all,
+        );
+        return Ok(());
+    }
+    // One buffer per thread, handed out by a counter (a list of them would allocate on
+    // every call: `tests/no_alloc.rs`).
+    let buffers = RawBuf::new(all.as_mut_ptr(), threads * len);
+    let next = AtomicUsize::new(0);
+    run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
+        let mine = next.fetch_add(1, Ordering::Relaxed);
+        assert!(
+            mine < threads,
+            "a team of `threads` has at most `threads` blocks of C"
+        );
+        // SAFETY: each index is handed out once, so the threads' slices are disjoint parts
+        // of `all`, which outlives the team and is not touched otherwise meanwhile.
+        let buf = unsafe { buffers.slice_mut(mine * len..(mine + 1) * len) };
+        let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
+        let slices = k_slices.clone();
+        packed_a_by_k_slices(
+            sup,
+            transpose_a,
+            blocks,
+            slices,
+            alpha,
+            &a_rows,
+            b,
+            beta,
+            c_block,
+            buf,
+        );
+    })
+}
+
+/// The most threads [`gemm_sup_packed_a`] runs on; with more, the loop nest takes the
+/// problem. Each thread reads all of B in place, from the shared L3, once per MC block of
+/// its rows, where the loop nest packs each B block once for the team. On 2 threads
+/// (session 42, a Zen 4, call by call against the loop nest, which computes the same bits):
+/// dgemm NN 512³–1536³ and 3072³ 1.00–1.21×, 2048³ 0.985, TN 768³–2048³ 1.03–1.08, NT
+/// 1.00–1.01; sgemm NN 512³–3072³ 0.96–1.14× (most 1.03–1.10), 3072×512×3072 0.95 (twice);
+/// the other non-squares 0.99–1.06. More threads were not measured (the VM has two).
+pub(crate) const PACK_A_ONLY_MAX_THREADS: usize = 2;
+
+/// Elements of the buffer [`packed_a_by_k_slices`] packs A's blocks into, for a block of C
+/// of `m` rows and k = `k`: bounded by the blocksizes (`Cntx::validate`) and by A's extent.
+fn packed_a_len<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    blocks: Blocksizes,
+    m: usize,
+    k: usize,
+) -> usize {
+    let mr = sup.tile().0;
+    let mc = (blocks.mc / mr).max(1) * mr;
+    let rows = longest_block(mc).min(m).next_multiple_of(mr);
+    rows * longest_block(blocks.kc.max(1)).min(k)
 }
 
 /// [`gemm_sup`] on one thread for an op(A) that `sup` packs block by block rather than copy
@@ -403,12 +482,27 @@ pub(crate) fn gemm_sup_a_by_blocks<A: GemmPair<B>, B: Element>(
     let kc = sup_blocks(sup, a.nrows(), b).kc;
     let k_slices = (0..k).step_by(kc).map(move |pc| pc..k.min(pc + kc));
     let blocks = Blocksizes { kc, ..blocks };
-    packed_a_by_k_slices(sup, transpose_a, blocks, k_slices, alpha, a, b, beta, c)
+    let len = packed_a_len(sup, blocks, a.nrows(), k);
+    let mut buf = PackBuf::checkout(len * size_of::<A>())?;
+    let buf = buf.as_mut_slice::<A>(len);
+    packed_a_by_k_slices(
+        sup,
+        transpose_a,
+        blocks,
+        k_slices,
+        alpha,
+        a,
+        b,
+        beta,
+        c,
+        buf,
+    );
+    Ok(())
 }
 
 /// The body of [`gemm_sup_packed_a`] and [`gemm_sup_a_by_blocks`]: `k_slices` (none longer
 /// than `longest_block(blocks.kc)`, starting at 0 and covering k) are the k slices, each
-/// packed MC rows at a time.
+/// packed MC rows at a time into `buf` (at least [`packed_a_len`] elements).
 #[allow(clippy::too_many_arguments)]
 fn packed_a_by_k_slices<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
@@ -420,19 +514,16 @@ fn packed_a_by_k_slices<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
-) -> Result<()> {
+    buf: &mut [A],
+) {
     // k = 0 never gets here (`gemm_front` scales C itself): with no k slice, C would be left
     // unscaled.
     debug_assert!(!b.is_conj() && a.ncols() > 0);
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let mr = sup.tile().0;
     let mc = (blocks.mc / mr).max(1) * mr;
-    let (kc, nc) = (blocks.kc.max(1), blocks.nc.max(1));
-    // The whole buffer first: running out of memory leaves C untouched. Bounded by the
-    // blocksizes (`Cntx::validate`) and by A's extent.
-    let rows = longest_block(mc).min(m).next_multiple_of(mr);
-    let depth = longest_block(kc).min(k);
-    let mut buf = PackBuf::checkout(rows * depth * size_of::<A>())?;
+    let nc = blocks.nc.max(1);
+    let depth = longest_block(blocks.kc.max(1)).min(k);
     for jc in (0..n).step_by(nc) {
         let cols = jc..(jc + nc).min(n);
         for Range { start: pc, end } in k_slices.clone() {
@@ -440,7 +531,7 @@ fn packed_a_by_k_slices<A: GemmPair<B>, B: Element>(
             debug_assert!(kb <= depth);
             for Range { start: ic, end } in cache_blocks(0..m, mc) {
                 let panels = (end - ic).div_ceil(mr);
-                let packed = buf.as_mut_slice::<A>(panels * mr * kb);
+                let packed = &mut buf[..panels * mr * kb];
                 pack_a_panels(
                     &a.submatrix(ic, pc, end - ic, kb),
                     mr,
@@ -464,7 +555,6 @@ fn packed_a_by_k_slices<A: GemmPair<B>, B: Element>(
             }
         }
     }
-    Ok(())
 }
 
 /// One k slice of A and B for [`sup_tiles`]: row i of the slice of A starts at
