@@ -80,7 +80,7 @@ fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>, max_row
         && b.row_stride() == 1
         && !a.is_conj()
         && !b.is_conj()
-        && b.nrows() * size_of::<B>() >= min_k_bytes
+        && b.nrows().saturating_mul(size_of::<B>()) >= min_k_bytes
 }
 
 /// Computes C := alpha·op(A)·op(B) + beta·C with the dots kernel when the problem suits it,
@@ -101,7 +101,8 @@ pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
-    let short_k = a.ncols() * size_of::<A>().min(size_of::<B>()) < DOT_MIN_K_BYTES;
+    // Saturating: a zero-stride view may have a k no memory holds (`tests/tall.rs`).
+    let short_k = a.ncols().saturating_mul(size_of::<A>().min(size_of::<B>())) < DOT_MIN_K_BYTES;
     if short_k || c.nrows().min(c.ncols()) > MAX_DOT_ROWS {
         return None;
     }
