@@ -4,8 +4,12 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::Mutex;
 
-use oxblis::{MatMut, MatRef, Scalar, c32, c64, gemm_ex};
+use oxblis::{
+    Cntx, MatMut, MatRef, PackAOnly, Rntm, Scalar, SupLimits, TallLimits, c32, c64, gemm_ex,
+    gemm_with_cntx,
+};
 
 /// Counts allocations made by the current thread.
 struct Counting;
@@ -29,6 +33,10 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
+
+/// Held by each test: buffers come from one pool, which a test running beside another
+/// would find in use, and rightly allocate.
+static ONE_TEST_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn calls<T: Scalar + oxblis::GemmPair<T>>(
     a: &[T],
@@ -66,8 +74,105 @@ fn steady_state<T: Scalar + oxblis::GemmPair<T>>() -> usize {
 
 #[test]
 fn repeated_calls_allocate_nothing() {
+    let _alone = ONE_TEST_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     assert_eq!(steady_state::<f32>(), 0, "sgemm allocated in steady state");
     assert_eq!(steady_state::<f64>(), 0, "dgemm allocated in steady state");
     assert_eq!(steady_state::<c32>(), 0, "cgemm allocated in steady state");
     assert_eq!(steady_state::<c64>(), 0, "zgemm allocated in steady state");
+}
+
+/// Each configuration made to pack only A for every problem (`frame/l3/sup.rs`) and to
+/// read A from memory on the tall path for every tall one (`frame/l3/tall.rs`,
+/// `frame/l3/tall_complex.rs`): the paths whose two-thread teams each get a scratch of their
+/// own (packed A, running sums).
+fn contexts_with_per_thread_scratch() -> Vec<Cntx> {
+    let pack_a_only = SupLimits {
+        max_a_col_stride_bytes: 0,
+        max_a_bytes: 0,
+        far_a_min_n: 0,
+        far_a_max_n: 0,
+        k_block_bytes: 0,
+        max_c_bytes_if_k_split: usize::MAX,
+        max_b_k_span_bytes: usize::MAX,
+        pack_a_only: PackAOnly::Always,
+        max_transposed_partial_column_bytes: 0,
+        tt_transposed: None,
+        max_b_bytes_with_rows_contiguous: usize::MAX,
+        a_by_blocks_min_copy_bytes: usize::MAX,
+    };
+    let no_sup = SupLimits {
+        pack_a_only: PackAOnly::Never,
+        ..pack_a_only
+    };
+    let from_memory = TallLimits {
+        min_a_bytes: 0,
+        max_a_bytes: 0,
+        from_memory_kc: 3,
+    };
+    oxblis::supported_contexts()
+        .into_iter()
+        .flat_map(|cntx| {
+            [
+                cntx.clone().with_sup_limits(pack_a_only),
+                cntx.clone()
+                    .with_sup_limits(no_sup)
+                    .with_tall_limits(from_memory),
+            ]
+        })
+        .collect()
+}
+
+/// Two-thread calls of `m`×`n`×`k` (A column-stored, as the tall path wants) on `cntx`,
+/// after a warm-up: the allocations of this thread, which hands out the team's scratch.
+fn two_thread_steady_state<T: Scalar + oxblis::GemmPair<T>>(
+    cntx: &Cntx,
+    (m, n, k): (usize, usize, usize),
+) -> usize {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    let a = vec![T::one(); m * k];
+    let b = vec![T::one(); k * n];
+    let mut c = vec![T::zero(); m * n];
+    let mut call = || {
+        let av = MatRef::col_major(&a, m, k, m).unwrap();
+        let bv = MatRef::col_major(&b, k, n, k).unwrap();
+        let mut cv = MatMut::col_major(&mut c, m, n, m).unwrap();
+        gemm_with_cntx(&av, &bv, &mut cv, cntx, Some(&two)).unwrap();
+    };
+    call();
+    let before = ALLOCATIONS.get();
+    for _ in 0..20 {
+        call();
+    }
+    ALLOCATIONS.get() - before
+}
+
+#[test]
+fn two_thread_teams_with_scratch_allocate_nothing() {
+    let _alone = ONE_TEST_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    for cntx in contexts_with_per_thread_scratch() {
+        let name = cntx.name();
+        // Sup (packing only A) for the square, the tall path for the narrow C's.
+        for shape in [(300, 200, 100), (2000, 5, 64)] {
+            assert_eq!(
+                two_thread_steady_state::<f32>(&cntx, shape),
+                0,
+                "{name} s {shape:?}"
+            );
+            assert_eq!(
+                two_thread_steady_state::<f64>(&cntx, shape),
+                0,
+                "{name} d {shape:?}"
+            );
+            assert_eq!(
+                two_thread_steady_state::<c32>(&cntx, shape),
+                0,
+                "{name} c {shape:?}"
+            );
+            assert_eq!(
+                two_thread_steady_state::<c64>(&cntx, shape),
+                0,
+                "{name} z {shape:?}"
+            );
+        }
+    }
 }

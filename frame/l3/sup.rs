@@ -36,14 +36,12 @@
 //! to the kernel in one call (`frame/l3/one_tile.rs`).
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{SupUkr, SupUkrArgs, TransposeUkr};
-use crate::l3::blocks::run_on_blocks_of_c;
+use crate::l3::blocks::{run_on_blocks_of_c, run_on_row_blocks_with_scratch};
 use crate::l3::gemm::{cache_blocks, longest_block};
-use crate::l3::raw::RawBuf;
 use crate::l3::stack_copies::with_stack_copies;
 use crate::packbuf::PackBuf;
 use crate::packm::pack_a_panels;
@@ -386,41 +384,15 @@ pub(crate) fn gemm_sup_packed_a<A: GemmPair<B>, B: Element>(
     threads: usize,
     pin: bool,
 ) -> Result<()> {
-    let (m, k) = (c.nrows(), a.ncols());
+    let (m, k, threads) = (c.nrows(), a.ncols(), threads.max(1));
     let k_slices = cache_blocks(0..k, blocks.kc.max(1));
     let mr = sup.tile().0;
-    let share = m.div_ceil(mr).div_ceil(threads.max(1)) * mr;
+    let share = m.div_ceil(mr).div_ceil(threads) * mr;
     let len = packed_a_len(sup, blocks, share, k);
     let mut buf = PackBuf::checkout(threads * len * size_of::<A>())?;
     let all = buf.as_mut_slice::<A>(threads * len);
-    if threads <= 1 {
-        packed_a_by_k_slices(
-            sup,
-            transpose_a,
-            blocks,
-            k_slices,
-            alpha,
-            a,
-            b,
-            beta,
-            c,
-            all,
-        );
-        return Ok(());
-    }
-    // One buffer per thread, handed out by a counter (a list of them would allocate on
-    // every call: `tests/no_alloc.rs`).
-    let buffers = RawBuf::new(all.as_mut_ptr(), threads * len);
-    let next = AtomicUsize::new(0);
-    run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
-        let mine = next.fetch_add(1, Ordering::Relaxed);
-        assert!(
-            mine < threads,
-            "a team of `threads` has at most `threads` blocks of C"
-        );
-        // SAFETY: each index is handed out once, so the threads' slices are disjoint parts
-        // of `all`, which outlives the team and is not touched otherwise meanwhile.
-        let buf = unsafe { buffers.slice_mut(mine * len..(mine + 1) * len) };
+    let scratch = (all, len);
+    run_on_row_blocks_with_scratch(c, threads, mr, pin, scratch, |rows, c_block, buf| {
         let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
         let slices = k_slices.clone();
         packed_a_by_k_slices(

@@ -37,12 +37,11 @@
 //! ran at 20 GFLOPS on two threads against 40 on one; a team of two now reaches 59–68).
 
 use std::ops::Range;
-use std::sync::Mutex;
 
 use crate::cntx::{FROM_MEMORY_MAX_GROUPS, TallKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{TallUkrArgs, tall_packed_width};
-use crate::l3::blocks::run_on_blocks_of_c;
+use crate::l3::blocks::{run_on_blocks_of_c, run_on_row_blocks_with_scratch};
 use crate::packbuf::PackBuf;
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -105,27 +104,14 @@ pub(crate) fn gemm_tall<A: GemmPair<B>, B: Element>(
     }
     let bp = &*bp;
     let Some(sums_buf) = sums_buf.as_mut() else {
-        if threads == 1 {
-            tall_rows(tall, alpha, a, bp, widths, beta, c);
-            return Ok(());
-        }
         return run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
             let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
             tall_rows(tall, alpha, &a_rows, bp, widths, beta, c_block);
         });
     };
     let sums = sums_buf.as_mut_slice::<A::Acc>(threads * sums_len);
-    if threads == 1 {
-        from_memory_rows(tall, alpha, a, bp, beta, c, sums);
-        return Ok(());
-    }
-    // One slice of sums per thread: the team has one block of C per thread.
-    let slices = Mutex::new(sums.chunks_exact_mut(sums_len).collect::<Vec<_>>());
-    run_on_blocks_of_c(c, (threads, 1), (mr, 1), pin, |rows, _, c_block| {
-        let mine = slices.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let Some(sums) = mine else {
-            unreachable!("a team of `threads` has at most `threads` blocks of C")
-        };
+    let scratch = (sums, sums_len);
+    run_on_row_blocks_with_scratch(c, threads, mr, pin, scratch, |rows, c_block, sums| {
         let a_rows = a.submatrix(rows.start, 0, rows.len(), k);
         from_memory_rows(tall, alpha, &a_rows, bp, beta, c_block, sums);
     })

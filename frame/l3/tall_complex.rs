@@ -121,16 +121,17 @@ where
     let mut b_buf = PackBuf::checkout(b_bytes)?;
     let mut d_buf = PackBuf::checkout(d_bytes)?;
 
-    // B′ (k×2n, column-major): op(B)'s parts, conjugated with A (see the module docs).
+    // B′ (k×2n, column-major): op(B)'s parts, conjugated with A (see the module docs); B's
+    // own conjugation is its view's flag.
     let b_parts = b_buf.as_mut_slice::<T>(k * cols);
-    for (j, pair) in b_parts.chunks_exact_mut(2 * k).enumerate() {
-        let (re_col, im_col) = pair.split_at_mut(k);
+    let negate_im = b.is_conj() != conj_a;
+    for j in 0..n {
+        let (re_col, im_col) = b_parts[2 * j * k..][..2 * k].split_at_mut(k);
         for p in 0..k {
-            let Some(v) = b.get(p, j) else {
-                unreachable!("p < k and j < n are in op(B)'s range")
-            };
+            // SAFETY: p < k and j < n, op(B)'s shape.
+            let v = unsafe { b.read_stored(p, j) };
             re_col[p] = v.re;
-            im_col[p] = if conj_a { -v.im } else { v.im };
+            im_col[p] = if negate_im { -v.im } else { v.im };
         }
     }
     let b_real = MatRef::col_major(b_parts, k, cols, k)?;
