@@ -29,7 +29,13 @@ use oxblis::check::{Rng, Values};
 use oxblis::{GemmPair, MatMut, MatRef, Rntm, Scalar, c32, c64, gemm_ex};
 
 const OPENBLAS: &str = "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0";
-const BLIS: &str = "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4";
+/// Debian's BLIS flavours, in order of preference: whichever `apt-get install libblis-dev`
+/// pulled in (pthread on some machines, openmp on others).
+const BLIS_FLAVOURS: [&str; 3] = [
+    "/usr/lib/x86_64-linux-gnu/blis-pthread/libblis.so.4",
+    "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4",
+    "/usr/lib/x86_64-linux-gnu/blis-serial/libblis.so.4",
+];
 const SQUARES: [usize; 13] = [
     32, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072,
 ];
@@ -399,6 +405,14 @@ fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T> {
         .collect()
 }
 
+/// The first installed of [`BLIS_FLAVOURS`] (the first, to be reported missing, if none is).
+fn default_blis() -> &'static str {
+    let installed = BLIS_FLAVOURS
+        .iter()
+        .find(|path| std::path::Path::new(path).exists());
+    installed.unwrap_or(&BLIS_FLAVOURS[0])
+}
+
 fn options() -> Options {
     let mut o = Options {
         dtypes: vec!['s', 'd'],
@@ -408,7 +422,7 @@ fn options() -> Options {
         squares: true,
         libs: vec![
             ("openblas".into(), OPENBLAS.into()),
-            ("blis".into(), BLIS.into()),
+            ("blis".into(), default_blis().into()),
         ],
         blis_arch: None,
         samples: 7,

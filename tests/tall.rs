@@ -10,7 +10,8 @@
 //! cgemm and zgemm take the same path through the real parts' kernel
 //! (`frame/l3/tall_complex.rs`: A as a real 2m×k matrix, C of n columns computed as 2n real
 //! ones), so their tests run on the f32 and f64 tall kernels' contexts, with every op() of A
-//! and B, and sizes around the real tile seen in complex rows and columns.
+//! and B, and sizes around the real tile seen in complex rows and columns; where that path
+//! stops (its widest C) is checked through C's bits against the packed path's.
 
 mod harness;
 
@@ -114,6 +115,48 @@ fn complex_sizes_around_the_real_tile() {
                         run(letter, &cntx, &case, seed as u64);
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Where the complex path stops shows in C's bits: it sums each complex product as real
+/// ones and combines them, the packed path in a complex kernel, so on random data some last
+/// bits differ. The widest complex C the path takes (half of NT real columns in cache, half
+/// of NT + NT/3 from memory: `MOST_SECOND_GROUP_FRACTION` in `frame/l3/tall_complex.rs`)
+/// must come out unlike the packed path's result, one column more exactly like it.
+#[test]
+fn complex_path_stops_at_its_widest_c() {
+    fn check<T: Dt>(cntx: &Cntx, mr: usize, widest: usize) {
+        let no_tall = cntx.clone().with_tall_limits(TallLimits {
+            min_a_bytes: usize::MAX,
+            max_a_bytes: usize::MAX,
+            from_memory_kc: 0,
+        });
+        let one = Rntm::new().with_num_threads(1).unwrap();
+        for (n, takes_path) in [(widest, true), (widest + 1, false)] {
+            let case = Case {
+                values: Values::Uniform,
+                ..Case::new(3 * mr + 1, n, 40)
+            };
+            let ours = gemm_output::<T>(cntx, Some(&one), &case, 77);
+            let packed = gemm_output::<T>(&no_tall, Some(&one), &case, 77);
+            let same = ours.iter().zip(&packed).all(|(x, y)| bits_equal(*x, *y));
+            assert_eq!(
+                !same,
+                takes_path,
+                "{}gemm {case:?} in {}: the tall path {} taken",
+                T::LETTER,
+                cntx.name(),
+                if same { "was not" } else { "was" }
+            );
+        }
+    }
+    for letter in ['c', 'z'] {
+        for (cntx, (mr, widest), _) in tall_contexts(letter) {
+            match letter {
+                'c' => check::<c32>(&cntx, mr, widest),
+                _ => check::<c64>(&cntx, mr, widest),
             }
         }
     }
