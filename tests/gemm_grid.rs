@@ -688,18 +688,8 @@ fn packing_with_whole_transpose_blocks() {
 /// B in place. Configurations without sup kernels keep the loop nest.
 fn packing_only_a(tiny: &Cntx) -> Cntx {
     tiny.clone().with_sup_limits(SupLimits {
-        max_a_col_stride_bytes: 0,
-        max_a_bytes: 0,
-        far_a_min_n: 0,
-        far_a_max_n: 0,
-        k_block_bytes: 0,
-        max_c_bytes_if_k_split: usize::MAX,
-        max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Always,
-        max_transposed_partial_column_bytes: 0,
-        tt_transposed: None,
-        max_b_bytes_with_rows_contiguous: usize::MAX,
-        a_by_blocks_min_copy_bytes: usize::MAX,
+        ..no_sup_limits()
     })
 }
 

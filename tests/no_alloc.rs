@@ -2,6 +2,8 @@
 //! calls (every dtype, sizes that cross the blocksizes, edge tiles, transposes) allocates
 //! nothing, so memory stays flat however many calls a program makes.
 
+mod harness;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Mutex;
@@ -86,23 +88,10 @@ fn repeated_calls_allocate_nothing() {
 /// `frame/l3/tall_complex.rs`): the paths whose two-thread teams each get a scratch of their
 /// own (packed A, running sums).
 fn contexts_with_per_thread_scratch() -> Vec<Cntx> {
+    let no_sup = harness::no_sup_limits();
     let pack_a_only = SupLimits {
-        max_a_col_stride_bytes: 0,
-        max_a_bytes: 0,
-        far_a_min_n: 0,
-        far_a_max_n: 0,
-        k_block_bytes: 0,
-        max_c_bytes_if_k_split: usize::MAX,
-        max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Always,
-        max_transposed_partial_column_bytes: 0,
-        tt_transposed: None,
-        max_b_bytes_with_rows_contiguous: usize::MAX,
-        a_by_blocks_min_copy_bytes: usize::MAX,
-    };
-    let no_sup = SupLimits {
-        pack_a_only: PackAOnly::Never,
-        ..pack_a_only
+        ..no_sup
     };
     let from_memory = TallLimits {
         min_a_bytes: 0,
