@@ -66,10 +66,16 @@ fn steady_state<T: Scalar + oxblis::GemmPair<T>>() -> usize {
     let a = vec![T::one(); m * k];
     let b = vec![T::one(); k * n];
     let mut c = vec![T::zero(); m * n];
-    calls(&a, &b, &mut c, m, n, k); // warm-up: global structures, pool blocks
+    allocations_after_warm_up(50, || calls(&a, &b, &mut c, m, n, k))
+}
+
+/// This thread's allocations in `repeats` runs of `call` after one run to warm up (global
+/// structures, pool blocks).
+fn allocations_after_warm_up(repeats: usize, mut call: impl FnMut()) -> usize {
+    call();
     let before = ALLOCATIONS.get();
-    for _ in 0..50 {
-        calls(&a, &b, &mut c, m, n, k);
+    for _ in 0..repeats {
+        call();
     }
     ALLOCATIONS.get() - before
 }
@@ -111,8 +117,8 @@ fn contexts_with_per_thread_scratch() -> Vec<Cntx> {
         .collect()
 }
 
-/// Two-thread calls of `m`×`n`×`k` (A column-stored, as the tall path wants) on `cntx`,
-/// after a warm-up: the allocations of this thread, which hands out the team's scratch.
+/// Two-thread calls of `m`×`n`×`k` (A column-stored, as the tall path wants) on `cntx`:
+/// the allocations of this thread, which hands out the team's scratch.
 fn two_thread_steady_state<T: Scalar + oxblis::GemmPair<T>>(
     cntx: &Cntx,
     (m, n, k): (usize, usize, usize),
@@ -121,18 +127,12 @@ fn two_thread_steady_state<T: Scalar + oxblis::GemmPair<T>>(
     let a = vec![T::one(); m * k];
     let b = vec![T::one(); k * n];
     let mut c = vec![T::zero(); m * n];
-    let mut call = || {
+    allocations_after_warm_up(20, || {
         let av = MatRef::col_major(&a, m, k, m).unwrap();
         let bv = MatRef::col_major(&b, k, n, k).unwrap();
         let mut cv = MatMut::col_major(&mut c, m, n, m).unwrap();
         gemm_with_cntx(&av, &bv, &mut cv, cntx, Some(&two)).unwrap();
-    };
-    call();
-    let before = ALLOCATIONS.get();
-    for _ in 0..20 {
-        call();
-    }
-    ALLOCATIONS.get() - before
+    })
 }
 
 #[test]
@@ -142,26 +142,15 @@ fn two_thread_teams_with_scratch_allocate_nothing() {
         let name = cntx.name();
         // Sup (packing only A) for the square, the tall path for the narrow C's.
         for shape in [(300, 200, 100), (2000, 5, 64)] {
-            assert_eq!(
-                two_thread_steady_state::<f32>(&cntx, shape),
-                0,
-                "{name} s {shape:?}"
-            );
-            assert_eq!(
-                two_thread_steady_state::<f64>(&cntx, shape),
-                0,
-                "{name} d {shape:?}"
-            );
-            assert_eq!(
-                two_thread_steady_state::<c32>(&cntx, shape),
-                0,
-                "{name} c {shape:?}"
-            );
-            assert_eq!(
-                two_thread_steady_state::<c64>(&cntx, shape),
-                0,
-                "{name} z {shape:?}"
-            );
+            let counts = [
+                ('s', two_thread_steady_state::<f32>(&cntx, shape)),
+                ('d', two_thread_steady_state::<f64>(&cntx, shape)),
+                ('c', two_thread_steady_state::<c32>(&cntx, shape)),
+                ('z', two_thread_steady_state::<c64>(&cntx, shape)),
+            ];
+            for (letter, count) in counts {
+                assert_eq!(count, 0, "{name} {letter}gemm {shape:?} allocated");
+            }
         }
     }
 }
