@@ -94,12 +94,24 @@ struct Trans {
 }
 
 impl Trans {
+    /// "NN", "NT", "TN" or "TT" (either case). Anything else is refused: "CN" once read as NN
+    /// without a word, and a run meant for conjugated A timed NN twice.
     fn parse(s: &str) -> Trans {
-        let t = |c: Option<char>| matches!(c, Some('T') | Some('t'));
-        let mut chars = s.chars();
+        let t = |c: char| match c {
+            'N' | 'n' => false,
+            'T' | 't' => true,
+            _ => {
+                panic!("--trans wants NN, NT, TN or TT (the driver has no conjugation), got {s:?}")
+            }
+        };
+        let chars: Vec<char> = s.chars().collect();
+        assert!(
+            chars.len() == 2,
+            "--trans wants two letters (NN, NT, TN, TT), got {s:?}"
+        );
         Trans {
-            a: t(chars.next()),
-            b: t(chars.next()),
+            a: t(chars[0]),
+            b: t(chars[1]),
         }
     }
     fn name(self) -> String {

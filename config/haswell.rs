@@ -38,8 +38,9 @@ const MIN_WORK_PER_THREAD: usize = 1 << 18;
 ///   against 76–88, 256³ 52–62 against 66–78) and 96³ in f64 (128³ level). Hence 128 f32 or
 ///   64 f64 (sgemm's limit was 64 elements before session 23, when full tiles ran masked and
 ///   the sup kernels lost from 128³: 64 against 70).
-/// * c32 8×2 and c64 4×2: the tile is only two columns wide, so each A column is read in
-///   place once per two columns of C, six times as often as with the real tiles. They win
+/// * c32 8×3 and c64 4×3 (8×2 and 4×2 until session 45, when these figures were taken): the
+///   tile is only a few columns wide, so each A column is read in place once per two (now
+///   three) columns of C, several times as often as with the real tiles. They win
 ///   at 32³ (cgemm 68.6 → 85–93 GFLOPS, zgemm 38.0 → 50–52) and on 16×4096×4096 (35 → 67,
 ///   21 → 29) but lose from A columns of 1 KiB up (cgemm 128³ 96 → 88, zgemm 128³ 48 → 37;
 ///   cgemm 256³ 101 → 66).
@@ -146,8 +147,8 @@ fn context() -> Cntx {
         //           MR        NR       KC         MC         NC
         Blocksizes { mr: 16, nr: 6, kc: 384, mc: 240, nc: 4080 },
         Blocksizes { mr: 8,  nr: 6, kc: 256, mc: 240, nc: 4080 },
-        Blocksizes { mr: 8,  nr: 2, kc: 256, mc: 192, nc: 4080 },
-        Blocksizes { mr: 4,  nr: 2, kc: 256, mc: 96,  nc: 4080 },
+        Blocksizes { mr: 8,  nr: 3, kc: 256, mc: 192, nc: 4080 },
+        Blocksizes { mr: 4,  nr: 3, kc: 256, mc: 96,  nc: 4080 },
     );
     // SAFETY: each kernel implements the GemmUkr contract for exactly these MR×NR and needs
     // only AVX2 and FMA, which this configuration requires.
@@ -155,8 +156,8 @@ fn context() -> Cntx {
         (
             GemmKernel::new("haswell_f32_16x6", haswell::gemm_f32_16x6, false, s),
             GemmKernel::new("haswell_f64_8x6", haswell::gemm_f64_8x6, false, d),
-            GemmKernel::new("haswell_c32_8x2", haswell::gemm_c32_8x2, false, c),
-            GemmKernel::new("haswell_c64_4x2", haswell::gemm_c64_4x2, false, z),
+            GemmKernel::new("haswell_c32_8x3", haswell::gemm_c32_8x3, false, c),
+            GemmKernel::new("haswell_c64_4x3", haswell::gemm_c64_4x3, false, z),
         )
     };
     // SAFETY: as above, for the sup contract with these tiles.
@@ -183,17 +184,17 @@ fn context() -> Cntx {
     let (c_sup, z_sup) = unsafe {
         (
             SupKernel::new(
-                "haswell_sup_c32_8x2",
-                haswell::sup_c32_8x2,
+                "haswell_sup_c32_8x3",
+                haswell::sup_c32_8x3,
                 8,
-                2,
+                3,
                 COMPLEX_SUP_LIMITS,
             ),
             SupKernel::new(
-                "haswell_sup_c64_4x2",
-                haswell::sup_c64_4x2,
+                "haswell_sup_c64_4x3",
+                haswell::sup_c64_4x3,
                 4,
-                2,
+                3,
                 COMPLEX_SUP_LIMITS,
             ),
         )

@@ -22,5 +22,5 @@ use crate::types::c32;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_c32_16x6(args: &GemmUkrArgs<c32, c32>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_complex::<Zmm32, 2, 6>(args) }
+    unsafe { gemm_complex::<Zmm32, 2, 6, 1>(args) }
 }

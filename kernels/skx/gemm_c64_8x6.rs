@@ -22,5 +22,5 @@ use crate::types::c64;
 #[target_feature(enable = "avx512f")]
 pub unsafe fn gemm_c64_8x6(args: &GemmUkrArgs<c64, c64>) {
     // SAFETY: the same contract, in a function compiled with the body's target features.
-    unsafe { gemm_complex::<Zmm64, 2, 6>(args) }
+    unsafe { gemm_complex::<Zmm64, 2, 6, 1>(args) }
 }

@@ -12,6 +12,11 @@
 //! kernel, the C tile is prefetched (every line of each column) before the k loop, and the
 //! epilogue has a path of its own for column-stored C (vector loads and stores) and one for
 //! general strides (a stack tile, then element by element).
+//!
+//! `K_UNROLL` k steps make one trip of the k loop, as in `gemm_real.rs` (haswell 4, skx 1).
+//! Each broadcast's FMAs follow it before the next broadcast, so one broadcast register
+//! serves a tile: AVX2's 3-column tiles (12 accumulators, 2 A vectors) then fit in 16
+//! registers, where loading a column's two broadcasts together spilled two accumulators.
 
 use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
 
@@ -54,12 +59,18 @@ pub(crate) unsafe fn scaled_product<V: Simd>(re: V, im: V, one: V, alpha_re: V, 
 /// The `GemmUkr` contract for (MV·LANES/2)×NR complex tiles, called from a function compiled
 /// with `V`'s target features on a CPU that has them.
 #[inline(always)]
-pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
+pub(crate) unsafe fn gemm_complex<
+    V: Simd,
+    const MV: usize,
+    const NR: usize,
+    const K_UNROLL: usize,
+>(
     args: &GemmUkrArgs<Complex<V::Elem>, Complex<V::Elem>>,
 ) where
     V::Elem: Scalar,
     Complex<V::Elem>: Scalar,
 {
+    const { assert!(K_UNROLL >= 1, "K_UNROLL ≥ 1") };
     let mr = MV * V::LANES / 2;
     // SAFETY: the contract gives MR·k readable complex at `a`, k·NR at `b`, and a writable
     // MR×NR tile at `c` (strides in complex elements); a complex is two reals, so the real
@@ -82,24 +93,15 @@ pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
         let mut im = [[V::zero(); MV]; NR];
         let (mut a, mut b) = (args.a.cast::<V::Elem>(), args.b.cast::<V::Elem>());
         debug_assert!(MV == 1 || MV == 2);
-        for _ in 0..args.k {
-            // Two row vectors at most, written out (see `gemm_real.rs` for why).
-            let a0 = V::load(a);
-            let a1 = if MV == 2 {
-                V::load(a.add(V::LANES))
-            } else {
-                a0
-            };
-            for j in 0..NR {
-                let b_re = V::splat(*b.add(2 * j));
-                let b_im = V::splat(*b.add(2 * j + 1));
-                re[j][0] = V::fma(a0, b_re, re[j][0]);
-                im[j][0] = V::fma(a0, b_im, im[j][0]);
-                if MV == 2 {
-                    re[j][MV - 1] = V::fma(a1, b_re, re[j][MV - 1]);
-                    im[j][MV - 1] = V::fma(a1, b_im, im[j][MV - 1]);
-                }
+        for _ in 0..args.k / K_UNROLL {
+            for _ in 0..K_UNROLL {
+                k_step::<V, MV, NR>(&mut re, &mut im, a, b);
+                a = a.add(2 * mr);
+                b = b.add(2 * NR);
             }
+        }
+        for _ in 0..args.k % K_UNROLL {
+            k_step::<V, MV, NR>(&mut re, &mut im, a, b);
             a = a.add(2 * mr);
             b = b.add(2 * NR);
         }
@@ -150,6 +152,43 @@ pub(crate) unsafe fn gemm_complex<V: Simd, const MV: usize, const NR: usize>(
                         z + args.beta * *p
                     };
                 }
+            }
+        }
+    }
+}
+
+/// One k step of the tile: MV vector loads of the A column at `a` (reals), the real and
+/// imaginary part of NR elements broadcast from `b`, 2·MV·NR FMAs into `re` and `im`.
+///
+/// # Safety
+/// `a` holds MV·LANES readable reals and `b` 2·NR; called with `V`'s target features.
+#[inline(always)]
+unsafe fn k_step<V: Simd, const MV: usize, const NR: usize>(
+    re: &mut [[V; MV]; NR],
+    im: &mut [[V; MV]; NR],
+    a: *const V::Elem,
+    b: *const V::Elem,
+) {
+    // SAFETY: the caller's contract covers these reads.
+    unsafe {
+        // Two row vectors at most, written out (see `gemm_real.rs` for why).
+        let a0 = V::load(a);
+        let a1 = if MV == 2 {
+            V::load(a.add(V::LANES))
+        } else {
+            a0
+        };
+        // Each broadcast's FMAs before the next broadcast (the module docs say why).
+        for j in 0..NR {
+            let b_re = V::splat(*b.add(2 * j));
+            re[j][0] = V::fma(a0, b_re, re[j][0]);
+            if MV == 2 {
+                re[j][MV - 1] = V::fma(a1, b_re, re[j][MV - 1]);
+            }
+            let b_im = V::splat(*b.add(2 * j + 1));
+            im[j][0] = V::fma(a0, b_im, im[j][0]);
+            if MV == 2 {
+                im[j][MV - 1] = V::fma(a1, b_im, im[j][MV - 1]);
             }
         }
     }

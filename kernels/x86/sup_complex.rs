@@ -1,7 +1,7 @@
 //! The sup microkernel body for complex dtypes, written once over [`Simd`] (its element type
 //! is the real part's) and instantiated inside `#[target_feature]` shells:
 //! `kernels/skx/sup_c32_16x6.rs`, `sup_c64_8x6.rs` (AVX-512) and
-//! `kernels/haswell/sup_c32_8x2.rs`, `sup_c64_4x2.rs` (AVX2). The contract is `SupUkr` in
+//! `kernels/haswell/sup_c32_8x3.rs`, `sup_c64_4x3.rs` (AVX2). The contract is `SupUkr` in
 //! `kernels/mod.rs`: A and B read in place, edges handled here.
 //!
 //! The arithmetic is the packed complex kernel's (`gemm_complex.rs`): a register holds
