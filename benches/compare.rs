@@ -97,22 +97,16 @@ impl Trans {
     /// "NN", "NT", "TN" or "TT" (either case). Anything else is refused: "CN" once read as NN
     /// without a word, and a run meant for conjugated A timed NN twice.
     fn parse(s: &str) -> Trans {
-        let t = |c: char| match c {
-            'N' | 'n' => false,
-            'T' | 't' => true,
+        let (a, b) = match s.to_ascii_uppercase().as_str() {
+            "NN" => (false, false),
+            "NT" => (false, true),
+            "TN" => (true, false),
+            "TT" => (true, true),
             _ => {
                 panic!("--trans wants NN, NT, TN or TT (the driver has no conjugation), got {s:?}")
             }
         };
-        let chars: Vec<char> = s.chars().collect();
-        assert!(
-            chars.len() == 2,
-            "--trans wants two letters (NN, NT, TN, TT), got {s:?}"
-        );
-        Trans {
-            a: t(chars[0]),
-            b: t(chars[1]),
-        }
+        Trans { a, b }
     }
     fn name(self) -> String {
         format!(
