@@ -95,10 +95,21 @@ const SUP_LIMITS: SupLimits = SupLimits {
     a_by_blocks_min_copy_bytes: 1 << 20,
 };
 
-/// [`SUP_LIMITS`] for cgemm and zgemm, which copy op(A) whole: by blocks they read 0.83–0.94
-/// at cgemm TN 64×64×{2048,4096} and level or mixed elsewhere (session 39).
+/// [`SUP_LIMITS`] for cgemm and zgemm:
+/// * They copy op(A) whole: by blocks they read 0.83–0.94 at cgemm TN 64×64×{2048,4096} and
+///   level or mixed elsewhere (session 39).
+/// * Far-apart columns of A are read in place only for C of 4–16 columns: the complex tiles
+///   are 3 columns wide, so each A column is read once per 3 columns of C, twice as often as
+///   with the real tiles the 64-column limit was measured with. Session 46 (a Zen 3, one
+///   thread, NN and NT, GFLOPS, in place → packed): zgemm 64×64×4096 21.1 → 26.9 and 16.9 →
+///   24.3, 64×64×512 24.0 → 32.4, 300×24×300 25.8 → 30.1, 200×32×400 24.5 → 29.5; cgemm
+///   600×48×600 44.0 → 63.7, 128×64×4096 40.0 → 54.6, 300×24×300 53.1 → 59.6. With few
+///   columns, in place still wins (packed → in place): cgemm 200×8×200 NT 42.3 → 56.4,
+///   zgemm 3000×5×50 NN 17.2 → 21.2, 100×16×300 level or better (docs/Performance.md,
+///   "Far-apart columns of a complex A").
 const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
     a_by_blocks_min_copy_bytes: usize::MAX,
+    far_a_max_n: 16,
     ..SUP_LIMITS
 };
 

@@ -640,6 +640,49 @@ fn few_columns_with_far_apart_columns_of_a() {
     }
 }
 
+/// The same for cgemm and zgemm, whose sup kernels read such an A in place only for 4–16
+/// columns on haswell (`COMPLEX_SUP_LIMITS`), packing it from 17 up: A's columns 2400 bytes
+/// apart (300 c32 or 150 c64 rows), C of 3, 4, 16, 17 and 33 columns, A as is, transposed
+/// and conjugated in place, every op(B), every storage of C, every alpha/beta class, on each
+/// configuration as is; on two threads one case in five.
+#[test]
+fn few_columns_with_far_apart_columns_of_a_complex() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 18_000;
+        for n in [3, 4, 16, 17, 33] {
+            for k in [9, 100] {
+                for (op_a, st_a) in [
+                    (Op::N, Storage::Col),
+                    (Op::T, Storage::Row),
+                    (Op::R, Storage::Col),
+                ] {
+                    for op_b in [Op::N, Op::T, Op::C] {
+                        for st_c in [Storage::Col, Storage::Row, Storage::Gen] {
+                            seed += 1;
+                            let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
+                            let beta = class(seed / 4);
+                            let case = |m| Case {
+                                op_a,
+                                op_b,
+                                st_a,
+                                st_c,
+                                alpha: class(seed),
+                                beta,
+                                nan_in_c: beta == ScalarClass::Zero,
+                                ..Case::new(m, n, k)
+                            };
+                            let rntm = seed.is_multiple_of(5).then_some(&two);
+                            run_case::<c32>(&full, rntm, &case(300), seed);
+                            run_case::<c64>(&full, rntm, &case(150), seed);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `case` on teams of threads splitting C (not k) gives one thread's result bit for bit.
 fn same_bits_on_teams<T: Dt>(cntx: &Cntx, case: &Case, seed: u64) {
     let one = Rntm::new().with_num_threads(1).unwrap();
