@@ -452,9 +452,10 @@ fn transpose_narrow<T: Element, const ROWS: usize>(
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
 /// is one, else by a portable loop. A whole f32 panel of 6 rows goes by 8-deep blocks
-/// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; other panels
-/// less than 8 tall, and k's remainder, go element by element. Conjugation, if any, is one
-/// pass over the panel at the end.
+/// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; a whole panel
+/// of 4 rows without one by [`interleave_rows`]; other panels less than 8 tall, and k's
+/// remainder, go element by element. Conjugation, if any, is one pass over the panel at the
+/// end.
 fn transpose_rows<T: Element>(
     a: &MatRef<T>,
     first: usize,
@@ -468,6 +469,13 @@ fn transpose_rows<T: Element>(
     debug_assert!(a.col_stride() == 1 && rows <= mr && dst.len() == mr * k);
     let rs = a.row_stride();
     let row = |i: usize| a.as_ptr().wrapping_offset((first + i) as isize * rs);
+    if transpose.is_none() && rows == INTERLEAVED_ROWS && mr == INTERLEAVED_ROWS {
+        // SAFETY: rows first..first+4 (<= m) of the view, each k elements contiguous.
+        let rows = std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(row(i), k) });
+        interleave_rows::<T, INTERLEAVED_ROWS>(rows, dst);
+        conj_panel_rows(a.is_conj(), INTERLEAVED_ROWS, mr, dst);
+        return;
+    }
     let full_p = k / B * B;
     // Rows in blocks of 8; a remainder of a panel at least 8 tall by one more block ending at
     // its last row, overlapping the one before (its rows are written twice, with the same
@@ -518,7 +526,31 @@ fn transpose_rows<T: Element>(
             column[rows..].fill(T::zero());
         }
     }
-    if a.is_conj() {
+    conj_panel_rows(a.is_conj(), rows, mr, dst);
+}
+
+/// The panel height that [`transpose_rows`] packs by [`interleave_rows`] where the
+/// configuration has no packing kernel: haswell's zgemm (MR = 4, 16-byte elements). Row by
+/// row, element by element, its op(A) = Aᵀ panels read each row's k elements from a cold
+/// page of their own, one row after another, and packing took 43 % of zgemm TN 4096×16×4096
+/// (perf, session 46); all four rows side by side are four streams at once.
+const INTERLEAVED_ROWS: usize = 4;
+
+/// Packs a panel of exactly R rows, `rows` (each k elements, contiguous), into `dst` (ld R):
+/// k step by k step, the R rows side by side.
+fn interleave_rows<T: Element, const R: usize>(rows: [&[T]; R], dst: &mut [T]) {
+    let k = dst.len() / R;
+    assert!(dst.len() == R * k && rows.iter().all(|row| row.len() == k));
+    for (p, out) in dst.chunks_exact_mut(R).enumerate() {
+        for (d, row) in out.iter_mut().zip(&rows) {
+            *d = row[p];
+        }
+    }
+}
+
+/// Conjugates the first `rows` rows of a packed panel (ld `mr`) when `conj`.
+fn conj_panel_rows<T: Element>(conj: bool, rows: usize, mr: usize, dst: &mut [T]) {
+    if conj {
         for column in dst.chunks_exact_mut(mr) {
             for d in &mut column[..rows] {
                 *d = d.conj();
@@ -638,6 +670,25 @@ mod tests {
         }
         narrow_panels_of::<f32>(None);
         narrow_panels_of::<f64>(None);
+    }
+
+    /// Whole 4-row panels without a packing kernel (haswell's zgemm) interleave their rows,
+    /// conjugated where the view is; the partial third panel goes element by element.
+    #[test]
+    fn four_row_panels_interleave_and_conjugate() {
+        use crate::types::c64;
+        let (mr, m) = (INTERLEAVED_ROWS, 2 * INTERLEAVED_ROWS + 1);
+        for k in [1, 5, 19] {
+            let data: Vec<c64> = (0..m * k)
+                .map(|x| c64::new(x as f64 + 1.0, -(x as f64) - 0.5))
+                .collect();
+            let row = MatRef::row_major(&data, m, k, k).unwrap();
+            for a in [row, row.conj()] {
+                let mut buf = vec![c64::new(f64::NAN, 7.0); 3 * mr * k];
+                pack_a_panels(&a, mr, 0..3, &mut buf, None);
+                assert_packed_like(&buf, &a, mr);
+            }
+        }
     }
 
     #[test]
