@@ -347,19 +347,13 @@ fn short_wide_problems_with_b_rows_contiguous() {
                                 for st_a in [Storage::Col, Storage::Row] {
                                     for st_c in [Storage::Col, Storage::Gen] {
                                         seed += 1;
-                                        let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
-                                        let beta = class(seed / 4);
                                         let case = Case {
                                             op_a,
                                             op_b,
                                             st_a,
                                             st_b,
                                             st_c,
-                                            alpha: class(seed),
-                                            beta,
-                                            // NaN in C must vanish under beta = 0.
-                                            nan_in_c: beta == ScalarClass::Zero,
-                                            ..Case::new(m, n, k)
+                                            ..Case::new(m, n, k).with_classes_and_nan_of(seed)
                                         };
                                         run(&full, &case, seed);
                                     }
@@ -503,18 +497,13 @@ fn short_wide_problems_with_b_columns_contiguous() {
                 for op_a in Op::ALL {
                     for st_a in [Storage::Col, Storage::Row, Storage::Gen] {
                         seed += 1;
-                        let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
-                        let beta = class(seed / 4);
                         let case = Case {
                             op_a,
                             op_b,
                             st_a,
                             st_b,
                             st_c: [Storage::Col, Storage::Row, Storage::Gen][(seed % 3) as usize],
-                            alpha: class(seed),
-                            beta,
-                            nan_in_c: beta == ScalarClass::Zero,
-                            ..Case::new(m, n, k)
+                            ..Case::new(m, n, k).with_classes_and_nan_of(seed)
                         };
                         run_case::<f32>(&full, rntm, &case, seed);
                         run_case::<f64>(&full, rntm, &case, seed);
@@ -560,16 +549,11 @@ fn short_wide_problems_with_far_apart_rows_of_b() {
                         for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
                             for op_a in Op::ALL {
                                 seed += 1;
-                                let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
-                                let beta = class(seed / 4);
                                 let case = Case {
                                     op_a,
                                     op_b,
                                     st_b,
-                                    alpha: class(seed),
-                                    beta,
-                                    nan_in_c: beta == ScalarClass::Zero,
-                                    ..Case::new(m, n, k)
+                                    ..Case::new(m, n, k).with_classes_and_nan_of(seed)
                                 };
                                 run(&full, &case, seed);
                             }
@@ -593,51 +577,32 @@ fn short_wide_problems_with_far_apart_rows_of_b() {
 /// threads; and on teams of up to four, bit for bit against one thread.
 #[test]
 fn few_columns_with_far_apart_columns_of_a() {
-    let two = Rntm::new().with_num_threads(2).unwrap();
-    for (full, _) in contexts_with_tiny_blocks() {
-        let mut seed = 17_000;
-        for n in [1, 2, 3, 4, 5, 8, 9, 13, 32, 33, 65] {
-            for k in [1, 9, 100] {
-                for (op_a, st_a) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
-                    for (op_b, st_b) in [
-                        (Op::N, Storage::Col),
-                        (Op::T, Storage::Col),
-                        (Op::N, Storage::Row),
-                        (Op::N, Storage::Gen),
-                    ] {
-                        for st_c in [Storage::Col, Storage::Row, Storage::Gen] {
-                            seed += 1;
-                            let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
-                            let beta = class(seed / 4);
-                            let case = |m| Case {
-                                op_a,
-                                op_b,
-                                st_a,
-                                st_b,
-                                st_c,
-                                alpha: class(seed),
-                                beta,
-                                nan_in_c: beta == ScalarClass::Zero,
-                                ..Case::new(m, n, k)
-                            };
-                            let rntm = seed.is_multiple_of(5).then_some(&two);
-                            let (m32, m64) = if seed % 2 == 0 {
-                                (600, 300)
-                            } else {
-                                (1024, 512)
-                            };
-                            run_case::<f32>(&full, rntm, &case(m32), seed);
-                            run_case::<f64>(&full, rntm, &case(m64), seed);
-                            if seed % 7 == 0 {
-                                same_bits_on_teams::<f32>(&full, &case(m32), seed);
-                                same_bits_on_teams::<f64>(&full, &case(m64), seed);
-                            }
-                        }
-                    }
-                }
-            }
+    let ops_b = [
+        (Op::N, Storage::Col),
+        (Op::T, Storage::Col),
+        (Op::N, Storage::Row),
+        (Op::N, Storage::Gen),
+    ];
+    let grid = FarAGrid {
+        first_seed: 17_000,
+        ns: &[1, 2, 3, 4, 5, 8, 9, 13, 32, 33, 65],
+        ks: &[1, 9, 100],
+        ops_a: &[(Op::N, Storage::Col), (Op::T, Storage::Row)],
+        ops_b: &ops_b,
+    };
+    grid.run(&mut |full, rntm, case, seed| {
+        let (m32, m64) = if seed % 2 == 0 {
+            (600, 300)
+        } else {
+            (1024, 512)
+        };
+        run_case::<f32>(full, rntm, &case(m32), seed);
+        run_case::<f64>(full, rntm, &case(m64), seed);
+        if seed % 7 == 0 {
+            same_bits_on_teams::<f32>(full, &case(m32), seed);
+            same_bits_on_teams::<f64>(full, &case(m64), seed);
         }
-    }
+    });
 }
 
 /// The same for cgemm and zgemm, whose sup kernels read such an A in place only for 4–16
@@ -647,34 +612,65 @@ fn few_columns_with_far_apart_columns_of_a() {
 /// configuration as is; on two threads one case in five.
 #[test]
 fn few_columns_with_far_apart_columns_of_a_complex() {
-    let two = Rntm::new().with_num_threads(2).unwrap();
-    for (full, _) in contexts_with_tiny_blocks() {
-        let mut seed = 18_000;
-        for n in [3, 4, 16, 17, 33] {
-            for k in [9, 100] {
-                for (op_a, st_a) in [
-                    (Op::N, Storage::Col),
-                    (Op::T, Storage::Row),
-                    (Op::R, Storage::Col),
-                ] {
-                    for op_b in [Op::N, Op::T, Op::C] {
-                        for st_c in [Storage::Col, Storage::Row, Storage::Gen] {
-                            seed += 1;
-                            let class = |i: u64| SCALAR_CLASSES[(i % 4) as usize];
-                            let beta = class(seed / 4);
-                            let case = |m| Case {
-                                op_a,
-                                op_b,
-                                st_a,
-                                st_c,
-                                alpha: class(seed),
-                                beta,
-                                nan_in_c: beta == ScalarClass::Zero,
-                                ..Case::new(m, n, k)
-                            };
-                            let rntm = seed.is_multiple_of(5).then_some(&two);
-                            run_case::<c32>(&full, rntm, &case(300), seed);
-                            run_case::<c64>(&full, rntm, &case(150), seed);
+    let ops_b = [
+        (Op::N, Storage::Col),
+        (Op::T, Storage::Col),
+        (Op::C, Storage::Col),
+    ];
+    let grid = FarAGrid {
+        first_seed: 18_000,
+        ns: &[3, 4, 16, 17, 33],
+        ks: &[9, 100],
+        ops_a: &[
+            (Op::N, Storage::Col),
+            (Op::T, Storage::Row),
+            (Op::R, Storage::Col),
+        ],
+        ops_b: &ops_b,
+    };
+    grid.run(&mut |full, rntm, case, seed| {
+        run_case::<c32>(full, rntm, &case(300), seed);
+        run_case::<c64>(full, rntm, &case(150), seed);
+    });
+}
+
+/// The grid of the two tests above: C's columns × k × op(A) × op(B) × storage of C, alpha
+/// and beta classes cycling with the seed (NaN in C under beta = 0), on each configuration
+/// as is, two threads one case in five.
+struct FarAGrid<'a> {
+    first_seed: u64,
+    ns: &'a [usize],
+    ks: &'a [usize],
+    ops_a: &'a [(Op, Storage)],
+    ops_b: &'a [(Op, Storage)],
+}
+
+/// What [`FarAGrid::run`] calls per case: the context, the threads (`None`: the default),
+/// the case for a given m, and its seed.
+type FarACase<'a> = dyn FnMut(&Cntx, Option<&Rntm>, &dyn Fn(usize) -> Case, u64) + 'a;
+
+impl FarAGrid<'_> {
+    fn run(&self, run: &mut FarACase) {
+        let two = Rntm::new().with_num_threads(2).unwrap();
+        for (full, _) in contexts_with_tiny_blocks() {
+            let mut seed = self.first_seed;
+            for &n in self.ns {
+                for &k in self.ks {
+                    for &(op_a, st_a) in self.ops_a {
+                        for &(op_b, st_b) in self.ops_b {
+                            for st_c in [Storage::Col, Storage::Row, Storage::Gen] {
+                                seed += 1;
+                                let case = |m| Case {
+                                    op_a,
+                                    op_b,
+                                    st_a,
+                                    st_b,
+                                    st_c,
+                                    ..Case::new(m, n, k).with_classes_and_nan_of(seed)
+                                };
+                                let rntm = seed.is_multiple_of(5).then_some(&two);
+                                run(&full, rntm, &case, seed);
+                            }
                         }
                     }
                 }

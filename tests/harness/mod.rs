@@ -95,6 +95,16 @@ impl Case {
         }
     }
 
+    /// [`Self::with_classes_of`], and C filled with NaN where beta is zero (which must
+    /// overwrite it).
+    pub fn with_classes_and_nan_of(self, seed: u64) -> Case {
+        let case = self.with_classes_of(seed as usize);
+        Case {
+            nan_in_c: case.beta == ScalarClass::Zero,
+            ..case
+        }
+    }
+
     /// This shape under every op(A) × op(B) × storage of C, A and B (4⁵ cases).
     pub fn every_op_and_storage(m: usize, n: usize, k: usize) -> impl Iterator<Item = Case> {
         Op::ALL.into_iter().flat_map(move |op_a| {
