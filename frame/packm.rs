@@ -471,8 +471,8 @@ fn transpose_rows<T: Element>(
     let row = |i: usize| a.as_ptr().wrapping_offset((first + i) as isize * rs);
     if transpose.is_none() && rows == INTERLEAVED_ROWS && mr == INTERLEAVED_ROWS {
         // SAFETY: rows first..first+4 (<= m) of the view, each k elements contiguous.
-        let rows = std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(row(i), k) });
-        interleave_rows::<T, INTERLEAVED_ROWS>(rows, dst);
+        let row_slices = std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(row(i), k) });
+        interleave_rows::<T, INTERLEAVED_ROWS>(row_slices, dst);
         conj_panel_rows(a.is_conj(), INTERLEAVED_ROWS, mr, dst);
         return;
     }
