@@ -93,6 +93,13 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // kept for the bits' sake, dgemm read 1.41 and 1.87 on the first two (docs/Performance.md,
     // "Copies of A by blocks").
     a_by_blocks_min_copy_bytes: 1 << 20,
+    // Session 47 (the Zen 3, one thread, NT, GFLOPS, in place → copied, C of 4+ row tiles):
+    // sgemm 64×64×4096 49.5 → 52.6, 64×64×1024 44.9 → 50.3, 128×128×1024 58.7 → 63.5,
+    // 64×256×1024 40.0 → 47.5; dgemm 64×64×1024 25.5 → 27.9, 64×64×256 32.4 → 37.3,
+    // 64×256×1024 27.3 → 32.6; the rest level. A prototype copying from k = 32 lost on
+    // small problems (sgemm 32³ −9 %, 200×8×200 −7 %; docs/Performance.md, "B's panels
+    // copied").
+    pack_b_panels_min_k: 256,
 };
 
 /// [`SUP_LIMITS`] for cgemm and zgemm:
@@ -110,6 +117,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
 const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
     a_by_blocks_min_copy_bytes: usize::MAX,
     far_a_max_n: 16,
+    // Not measured with the complex kernels: B's panels stay in place.
+    pack_b_panels_min_k: usize::MAX,
     ..SUP_LIMITS
 };
 

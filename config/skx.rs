@@ -104,6 +104,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 200×200×2048 gained 1.14–1.74×, sgemm 1.04–1.25×; sgemm with fewer rows than MR lost
     // (16×16×16384 0.82), which `SupKernel::packs_a_by_blocks` now leaves whole.
     a_by_blocks_min_copy_bytes: 1 << 20,
+    // Never: the rule was measured with haswell's kernels on a Zen 3 (session 47), not here.
+    pack_b_panels_min_k: usize::MAX,
 };
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost

@@ -115,6 +115,14 @@ pub struct SupLimits {
     /// before the first tile. A copy larger than the L2 is written out to L3 and read back
     /// from there (`usize::MAX`: always copied whole).
     pub a_by_blocks_min_copy_bytes: usize,
+    /// The shortest k block from which the sup path copies each NR-wide column panel of an
+    /// op(B) with contiguous rows (NT: op(B) = Bᵀ of a column-major B) into a small stack
+    /// buffer, rows adjacent, before the panel's row tiles read it (`sup::sup_tiles`), for C
+    /// of more than one row tile and B's rows at most a page apart. Read in place, each k
+    /// step of a tile reads NR elements from a line of its own, and the lines of a long k
+    /// block, a row of B apart, fill a few L1 sets, so every row tile reads the panel from
+    /// L2 again (`usize::MAX`: never).
+    pub pack_b_panels_min_k: usize,
 }
 
 /// See [`SupLimits::max_b_bytes_with_rows_contiguous`]: measured on haswell (a Zen 3, dgemm

@@ -634,7 +634,34 @@ fn few_columns_with_far_apart_columns_of_a_complex() {
     });
 }
 
-/// The grid of the two tests above: C's columns × k × op(A) × op(B) × storage of C, alpha
+/// op(B) with contiguous rows (NT, or a row-major B) and k from 256: haswell's sup path copies
+/// each column panel of B before its row tiles (`SupLimits::pack_b_panels_min_k`) where C
+/// has at least four row tiles. m of 64 and 100 (f32) and 32 and 65 (f64) reach that (3 and
+/// 48 rows do not, and stay in place); k = 256, 257 and 600 keep the f64 panel within its
+/// 32 KiB buffer; C of 1, 5, 6, 7, 13 and 64 columns puts partial panels of every width
+/// through the copy. A as is and transposed (copied), every storage of C, every alpha/beta
+/// class with NaN in C under beta = 0, on each configuration as is; two threads one case in
+/// five.
+#[test]
+fn row_stored_b_with_its_panels_copied() {
+    let grid = FarAGrid {
+        first_seed: 19_000,
+        ns: &[1, 5, 6, 7, 13, 64],
+        ks: &[256, 257, 600],
+        ops_a: &[(Op::N, Storage::Col), (Op::T, Storage::Col)],
+        ops_b: &[(Op::T, Storage::Col), (Op::N, Storage::Row)],
+    };
+    grid.run(&mut |full, rntm, case, seed| {
+        for m in [3, 48, 64, 100] {
+            run_case::<f32>(full, rntm, &case(m), seed);
+        }
+        for m in [3, 32, 65] {
+            run_case::<f64>(full, rntm, &case(m), seed);
+        }
+    });
+}
+
+/// The grid of the tests above: C's columns × k × op(A) × op(B) × storage of C, alpha
 /// and beta classes cycling with the seed (NaN in C under beta = 0), on each configuration
 /// as is, two threads one case in five.
 struct FarAGrid<'a> {

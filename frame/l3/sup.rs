@@ -35,6 +35,7 @@
 //! is one-thread only. A problem of a single tile skips all of this: `gemm_front` hands it
 //! to the kernel in one call (`frame/l3/one_tile.rs`).
 
+use std::mem::MaybeUninit;
 use std::ops::Range;
 
 use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
@@ -601,6 +602,11 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
     let (mr, nr) = sup.tile();
     let ukr = sup.ukr();
     let b = &block.b;
+    if copies_b_panels(sup, b, rows.len()) {
+        // SAFETY: the caller's promise, passed on.
+        unsafe { sup_tiles_copying_b(sup, alpha, block, c, rows, cols, prefetch_c) };
+        return;
+    }
     let mut args = SupUkrArgs {
         m: 0,
         n: 0,
@@ -625,26 +631,187 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
         if prefetch_b {
             prefetch_b_panel(b, jr + PREFETCH_B_PANELS_AHEAD * nr, nr, cols.end);
         }
-        let mut ir = rows.start;
-        let mut tile_rows = block.first_tile_rows;
-        while ir < rows.end {
-            args.m = tile_rows.min(rows.end - ir);
-            args.a = block.a.wrapping_offset(ir as isize * block.a_row_step);
-            args.c = c.ptr_at(ir, jr);
-            if prefetch_c && args.rs_c == 1 {
-                for j in 0..args.n {
-                    let column = args.c.wrapping_offset(j as isize * args.cs_c);
-                    prefetch_bytes(column, args.m * size_of::<A::Acc>(), Level::L1);
+        // SAFETY: the caller's promise; `args` holds this panel's B, columns jr.. of B's
+        // checked view.
+        unsafe { column_panel_tiles(ukr, mr, &mut args, block, c, rows.clone(), jr, prefetch_c) };
+        jr += nr;
+    }
+}
+
+/// The row tiles of one column panel (columns `jr..jr + args.n` of C, its B in `args`):
+/// the sup path's ir loop.
+///
+/// # Safety
+/// As [`sup_tiles`], with `args.b`, `args.rs_b`, `args.cs_b` a B of `args.k` rows and
+/// `args.n` columns readable for the kernel.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn column_panel_tiles<A: GemmPair<B>, B: Element>(
+    ukr: SupUkr<A, B>,
+    mr: usize,
+    args: &mut SupUkrArgs<A, B>,
+    block: &Block<A, B>,
+    c: &mut MatMut<A::Acc>,
+    rows: Range<usize>,
+    jr: usize,
+    prefetch_c: bool,
+) {
+    let mut ir = rows.start;
+    let mut tile_rows = block.first_tile_rows;
+    while ir < rows.end {
+        args.m = tile_rows.min(rows.end - ir);
+        args.a = block.a.wrapping_offset(ir as isize * block.a_row_step);
+        args.c = c.ptr_at(ir, jr);
+        if prefetch_c && args.rs_c == 1 {
+            for j in 0..args.n {
+                let column = args.c.wrapping_offset(j as isize * args.cs_c);
+                prefetch_bytes(column, args.m * size_of::<A::Acc>(), Level::L1);
+            }
+        }
+        // SAFETY: the tile's rows ir.. and columns jr.. are in C's view (exclusively
+        // borrowed) and within the kernel's MR×NR; its A and B are in range by the
+        // caller's promise; the context's kernel runs on this CPU.
+        unsafe { run_sup_tile(ukr, mr, args) };
+        ir += args.m;
+        tile_rows = mr;
+    }
+}
+
+/// The bytes of the stack buffer [`sup_tiles_copying_b`] copies a column panel of B into:
+/// a k block of up to 1365 f32 or 682 f64 rows of a 6-wide panel, the L1 of the CPUs the
+/// configurations serve. The sup path's k blocks (A's slice in L2) are shorter wherever A
+/// is large; the rule was measured with panels of up to 24 KiB (sgemm 64×256×1024).
+const B_PANEL_BYTES: usize = 32 << 10;
+
+/// The fewest row tiles of C for which [`copies_b_panels`] holds: each copy is read by that
+/// many tiles. Session 47 (the Zen 3, one thread, NT): with two tiles the copy lost (dgemm
+/// 16×64×256 29.8 → 26.2 GFLOPS), from four it gained (docs/Performance.md, "B's panels
+/// copied").
+const COPIED_B_MIN_ROW_TILES: usize = 4;
+
+/// A 64-byte aligned buffer of [`B_PANEL_BYTES`].
+#[repr(C, align(64))]
+struct BPanelBuf([MaybeUninit<u8>; B_PANEL_BYTES]);
+
+/// Whether [`sup_tiles`] copies each column panel of `b` (one k block) before its row tiles
+/// (`rows` of C): `SupLimits::pack_b_panels_min_k`, for an op(B) with contiguous rows at
+/// most a page apart (rows further apart are prefetched instead: [`prefetches_b_rows`]),
+/// C of at least [`COPIED_B_MIN_ROW_TILES`] row tiles, and a panel that fits the buffer.
+fn copies_b_panels<A: Element, B: Element>(
+    sup: &SupKernel<A, B>,
+    b: &MatRef<B>,
+    rows: usize,
+) -> bool {
+    let (mr, nr) = sup.tile();
+    let k = b.nrows();
+    b.col_stride() == 1
+        && b.row_stride() != 1
+        && !b.is_conj()
+        && b.row_stride().unsigned_abs().saturating_mul(size_of::<B>()) <= PAGE_BYTES
+        && rows.div_ceil(mr) >= COPIED_B_MIN_ROW_TILES
+        && k >= sup.limits().pack_b_panels_min_k
+        && k.saturating_mul(nr).saturating_mul(size_of::<B>()) <= B_PANEL_BYTES
+}
+
+/// [`sup_tiles`] with each column panel of B (rows contiguous, [`copies_b_panels`]) first
+/// copied into a stack buffer, its rows adjacent (row stride = the panel's width), which
+/// the panel's row tiles then read from L1. Out of line: the buffer's frame is paid only
+/// here.
+///
+/// # Safety
+/// As [`sup_tiles`], with `copies_b_panels` true for the block's B.
+#[inline(never)]
+unsafe fn sup_tiles_copying_b<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    alpha: A::Acc,
+    block: &Block<A, B>,
+    c: &mut MatMut<A::Acc>,
+    rows: Range<usize>,
+    cols: Range<usize>,
+    prefetch_c: bool,
+) {
+    let (mr, nr) = sup.tile();
+    let b = &block.b;
+    let k = b.nrows();
+    let mut buf = BPanelBuf([MaybeUninit::uninit(); B_PANEL_BYTES]);
+    assert!(k * nr * size_of::<B>() <= B_PANEL_BYTES && align_of::<B>() <= 64);
+    // SAFETY: the buffer holds B_PANEL_BYTES bytes, aligned for B (asserted), enough for
+    // k·nr elements; `MaybeUninit` elements need no initialization.
+    let panel: &mut [MaybeUninit<B>] =
+        unsafe { std::slice::from_raw_parts_mut(buf.0.as_mut_ptr().cast(), k * nr) };
+    let mut args = SupUkrArgs {
+        m: 0,
+        n: 0,
+        k,
+        alpha,
+        a: block.a,
+        cs_a: block.cs_a,
+        b: b.as_ptr(),
+        rs_b: 0,
+        cs_b: 1,
+        beta: block.beta,
+        c: c.ptr_at(0, 0),
+        rs_c: c.row_stride(),
+        cs_c: c.col_stride(),
+    };
+    for jr in cols.clone().step_by(nr) {
+        let n = nr.min(cols.end - jr);
+        let copy = copy_b_panel(&b.submatrix(0, jr, k, n), &mut panel[..k * n]);
+        args.n = n;
+        args.b = copy.as_ptr();
+        args.rs_b = n as isize;
+        // SAFETY: the copy holds the panel's k×n elements at row stride n and column stride
+        // 1; the rest is the caller's promise.
+        unsafe {
+            column_panel_tiles(
+                sup.ukr(),
+                mr,
+                &mut args,
+                block,
+                c,
+                rows.clone(),
+                jr,
+                prefetch_c,
+            )
+        };
+    }
+}
+
+/// Copies `b` (k×n, contiguous rows) into `dst` (k·n elements) row after row, adjacent:
+/// `dst[p·n + j] = b[p, j]`. Returns `dst`, now initialized. The kernels' widths get
+/// fixed-size copies, a few moves per row.
+fn copy_b_panel<'d, B: Element>(b: &MatRef<B>, dst: &'d mut [MaybeUninit<B>]) -> &'d [B] {
+    match b.ncols() {
+        3 => copy_b_rows::<B, 3>(b, dst),
+        4 => copy_b_rows::<B, 4>(b, dst),
+        6 => copy_b_rows::<B, 6>(b, dst),
+        8 => copy_b_rows::<B, 8>(b, dst),
+        12 => copy_b_rows::<B, 12>(b, dst),
+        n => {
+            for (p, row) in dst.chunks_exact_mut(n.max(1)).enumerate() {
+                for (j, d) in row.iter_mut().enumerate() {
+                    // SAFETY: p < k and j < n: inside the view.
+                    d.write(unsafe { b.read_stored(p, j) });
                 }
             }
-            // SAFETY: the tile's rows ir.. and columns jr.. are in C's view (exclusively
-            // borrowed) and within the kernel's MR×NR; its A and B are in range by the
-            // caller's promise and B's checked view; the context's kernel runs on this CPU.
-            unsafe { run_sup_tile(ukr, mr, &args) };
-            ir += args.m;
-            tile_rows = mr;
         }
-        jr += nr;
+    }
+    // SAFETY: every one of dst's k·n elements was written above.
+    unsafe { &*(dst as *const [MaybeUninit<B>] as *const [B]) }
+}
+
+/// [`copy_b_panel`] for N columns.
+#[inline(always)]
+fn copy_b_rows<B: Element, const N: usize>(b: &MatRef<B>, dst: &mut [MaybeUninit<B>]) {
+    assert!(b.ncols() == N && b.col_stride() == 1 && dst.len() == b.nrows() * N);
+    for (p, row) in dst.chunks_exact_mut(N).enumerate() {
+        // SAFETY: row p < k of the checked view holds N contiguous elements (unit column
+        // stride), and `row` has room for N; a fixed-size copy is a few vector moves (an
+        // element at a time, it took 42 % of sgemm NT 32×64×4096 in perf).
+        unsafe {
+            let src = b.as_ptr().offset(p as isize * b.row_stride());
+            std::ptr::copy_nonoverlapping(src, row.as_mut_ptr().cast::<B>(), N);
+        }
     }
 }
 
@@ -1144,6 +1311,7 @@ mod tests {
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
+        pack_b_panels_min_k: usize::MAX,
     };
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.

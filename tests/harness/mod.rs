@@ -258,6 +258,7 @@ pub fn no_sup_limits() -> SupLimits {
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
+        pack_b_panels_min_k: usize::MAX,
     }
 }
 
