@@ -704,13 +704,14 @@ fn copies_b_panels<A: Element, B: Element>(
 ) -> bool {
     let (mr, nr) = sup.tile();
     let k = b.nrows();
+    // The compares a small problem fails first, the division last.
     b.col_stride() == 1
+        && k >= sup.limits().pack_b_panels_min_k
         && b.row_stride() != 1
         && !b.is_conj()
         && b.row_stride().unsigned_abs().saturating_mul(size_of::<B>()) <= PAGE_BYTES
-        && rows.div_ceil(mr) >= COPIED_B_MIN_ROW_TILES
-        && k >= sup.limits().pack_b_panels_min_k
         && k.saturating_mul(nr).saturating_mul(size_of::<B>()) <= B_PANEL_BYTES
+        && rows.div_ceil(mr) >= COPIED_B_MIN_ROW_TILES
 }
 
 /// [`sup_tiles`] with each column panel of B (rows contiguous, [`copies_b_panels`]) first
