@@ -607,21 +607,7 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
         unsafe { sup_tiles_copying_b(sup, alpha, block, c, rows, cols, prefetch_c) };
         return;
     }
-    let mut args = SupUkrArgs {
-        m: 0,
-        n: 0,
-        k: b.nrows(),
-        alpha,
-        a: block.a,
-        cs_a: block.cs_a,
-        b: b.as_ptr(),
-        rs_b: b.row_stride(),
-        cs_b: b.col_stride(),
-        beta: block.beta,
-        c: c.ptr_at(0, 0),
-        rs_c: c.row_stride(),
-        cs_c: c.col_stride(),
-    };
+    let mut args = block_args(alpha, block, c);
     // Plain loops: `step_by` divided to count its steps, twice per column panel (a few ns
     // per call, measured on 2×2×2).
     let mut jr = cols.start;
@@ -635,6 +621,31 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
         // checked view.
         unsafe { column_panel_tiles(ukr, mr, &mut args, block, c, rows.clone(), jr, prefetch_c) };
         jr += nr;
+    }
+}
+
+/// The kernel arguments a block's tiles share (B as the block holds it); the tile loops set
+/// each tile's m, n, A, C (and B where they copy it).
+fn block_args<A: GemmPair<B>, B: Element>(
+    alpha: A::Acc,
+    block: &Block<A, B>,
+    c: &mut MatMut<A::Acc>,
+) -> SupUkrArgs<A, B> {
+    let b = &block.b;
+    SupUkrArgs {
+        m: 0,
+        n: 0,
+        k: b.nrows(),
+        alpha,
+        a: block.a,
+        cs_a: block.cs_a,
+        b: b.as_ptr(),
+        rs_b: b.row_stride(),
+        cs_b: b.col_stride(),
+        beta: block.beta,
+        c: c.ptr_at(0, 0),
+        rs_c: c.row_stride(),
+        cs_c: c.col_stride(),
     }
 }
 
@@ -740,27 +751,14 @@ unsafe fn sup_tiles_copying_b<A: GemmPair<B>, B: Element>(
     // k·nr elements; `MaybeUninit` elements need no initialization.
     let panel: &mut [MaybeUninit<B>] =
         unsafe { std::slice::from_raw_parts_mut(buf.0.as_mut_ptr().cast(), k * nr) };
-    let mut args = SupUkrArgs {
-        m: 0,
-        n: 0,
-        k,
-        alpha,
-        a: block.a,
-        cs_a: block.cs_a,
-        b: b.as_ptr(),
-        rs_b: 0,
-        cs_b: 1,
-        beta: block.beta,
-        c: c.ptr_at(0, 0),
-        rs_c: c.row_stride(),
-        cs_c: c.col_stride(),
-    };
+    let mut args = block_args(alpha, block, c);
     for jr in cols.clone().step_by(nr) {
         let n = nr.min(cols.end - jr);
         let copy = copy_b_panel(&b.submatrix(0, jr, k, n), &mut panel[..k * n]);
         args.n = n;
         args.b = copy.as_ptr();
         args.rs_b = n as isize;
+        args.cs_b = 1;
         // SAFETY: the copy holds the panel's k×n elements at row stride n and column stride
         // 1; the rest is the caller's promise.
         unsafe {
