@@ -100,6 +100,13 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // small problems (sgemm 32³ −9 %, 200×8×200 −7 %; docs/Performance.md, "B's panels
     // copied").
     pack_b_panels_min_k: 256,
+    // Session 48 (the Zen 3, one thread, NT and NN, call by call, A in place → by blocks):
+    // dgemm (A's columns 512 bytes apart) 64×64×4096 (2 MiB) +5–10 %, 64×32×8192 +14–18 %,
+    // but 64×64×2048 (1 MiB) −9–11 %; sgemm with columns 512 bytes apart 128×128×4096
+    // +7–12 %, 128×64×4096 +2 %, but 256 bytes apart 64×64×8192 −5 %, 64×32×16384 −7 %
+    // (docs/Performance.md, "A in place packed by blocks").
+    in_place_a_by_blocks_min_bytes: 2 << 20,
+    in_place_a_by_blocks_min_col_bytes: 512,
 };
 
 /// [`SUP_LIMITS`] for cgemm and zgemm:
@@ -117,8 +124,10 @@ const SUP_LIMITS: SupLimits = SupLimits {
 const COMPLEX_SUP_LIMITS: SupLimits = SupLimits {
     a_by_blocks_min_copy_bytes: usize::MAX,
     far_a_max_n: 16,
-    // Not measured with the complex kernels: B's panels stay in place.
+    // Not measured with the complex kernels: B's panels stay in place, and so does A.
     pack_b_panels_min_k: usize::MAX,
+    in_place_a_by_blocks_min_bytes: usize::MAX,
+    in_place_a_by_blocks_min_col_bytes: usize::MAX,
     ..SUP_LIMITS
 };
 

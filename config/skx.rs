@@ -106,6 +106,9 @@ const SUP_LIMITS: SupLimits = SupLimits {
     a_by_blocks_min_copy_bytes: 1 << 20,
     // Never: the rule was measured with haswell's kernels on a Zen 3 (session 47), not here.
     pack_b_panels_min_k: usize::MAX,
+    // Never: measured with haswell's kernels on a Zen 3 (session 48), not here.
+    in_place_a_by_blocks_min_bytes: usize::MAX,
+    in_place_a_by_blocks_min_col_bytes: usize::MAX,
 };
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost

@@ -115,6 +115,17 @@ pub struct SupLimits {
     /// before the first tile. A copy larger than the L2 is written out to L3 and read back
     /// from there (`usize::MAX`: always copied whole).
     pub a_by_blocks_min_copy_bytes: usize,
+    /// An A the sup path could read in place (contiguous rows, not conjugated; as it is or
+    /// its compact copy) whose columns lie at least `in_place_a_by_blocks_min_col_bytes`
+    /// apart and which holds at least `in_place_a_by_blocks_min_bytes`, in a one-thread
+    /// problem of at least MR rows whose B is not conjugated, is packed block by block as
+    /// well (the same path and k slices as `a_by_blocks_min_copy_bytes`). Such an A is split
+    /// into k slices that every column panel of C rereads from L2 a line per k step, the
+    /// lines a column apart; packed, each panel reads the slice in order (`usize::MAX`:
+    /// never).
+    pub in_place_a_by_blocks_min_bytes: usize,
+    /// See `in_place_a_by_blocks_min_bytes`.
+    pub in_place_a_by_blocks_min_col_bytes: usize,
     /// The shortest k block from which the sup path copies each NR-wide column panel of an
     /// op(B) with contiguous rows (NT: op(B) = Bᵀ of a column-major B) into a small stack
     /// buffer, rows adjacent, before the panel's row tiles read it (`sup::sup_tiles`), for C
@@ -265,19 +276,28 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     }
 
     /// Whether a one-thread problem packs op(A), `a`, block by block rather than copying it
-    /// whole, by [`SupLimits::a_by_blocks_min_copy_bytes`]: an A the kernel cannot read in
-    /// place, large enough, of at least MR rows, with a B that is not conjugated (the
-    /// packed-A path reads B in place). Fewer rows than MR would be padded to MR in the
-    /// packed panel and computed as if there were MR (skx sgemm TN 16×16×16384 and
-    /// 16×16×32768 ran 0.82–0.84 of the whole copy, read with masks; session 41).
+    /// whole or reading it in place: an A the kernel cannot read in place, by
+    /// [`SupLimits::a_by_blocks_min_copy_bytes`], or one it can, by
+    /// [`SupLimits::in_place_a_by_blocks_min_bytes`] and its column stride; of at least MR
+    /// rows, with a B that is not conjugated (the packed-A path reads B in place). Fewer rows
+    /// than MR would be padded to MR in the packed panel and computed as if there were MR
+    /// (skx sgemm TN 16×16×16384 and 16×16×32768 ran 0.82–0.84 of the whole copy, read with
+    /// masks; session 41).
     pub(crate) fn packs_a_by_blocks(&self, a: &MatRef<A>, b: &MatRef<B>) -> bool {
-        (a.row_stride() != 1 || a.is_conj())
-            && !b.is_conj()
+        let limits = &self.limits;
+        let elem = size_of::<A>();
+        let min_bytes = if a.row_stride() != 1 || a.is_conj() {
+            limits.a_by_blocks_min_copy_bytes
+        } else if a.col_stride().unsigned_abs().saturating_mul(elem)
+            >= limits.in_place_a_by_blocks_min_col_bytes
+        {
+            limits.in_place_a_by_blocks_min_bytes
+        } else {
+            return false;
+        };
+        !b.is_conj()
             && a.nrows() >= self.mr
-            && a.nrows()
-                .saturating_mul(a.ncols())
-                .saturating_mul(size_of::<A>())
-                >= self.limits.a_by_blocks_min_copy_bytes
+            && a.nrows().saturating_mul(a.ncols()).saturating_mul(elem) >= min_bytes
     }
 
     pub(crate) fn ukr(&self) -> SupUkr<A, B> {

@@ -321,6 +321,81 @@ fn sup_path_packing_a_by_blocks() {
     }
 }
 
+/// The sup path with an op(A) it could read in place (contiguous rows: A column-stored, or
+/// Aᵀ of a row-stored A) packed block by block instead (`SupLimits::
+/// in_place_a_by_blocks_min_bytes` and `in_place_a_by_blocks_min_col_bytes` = 0, every
+/// dtype), in the shrunken blocks and k slices of 64 bytes of A as in the test above; every
+/// op(B), random storages of B and C and scalar classes, NaN in C under beta = 0. m = 1 and
+/// MR − 1 stay in place (fewer rows than MR).
+#[test]
+fn sup_path_packing_a_with_contiguous_rows_by_blocks() {
+    for (full, tiny) in contexts_with_tiny_blocks() {
+        let Some(limits) = sup_limits_of(&full) else {
+            continue;
+        };
+        let by_blocks = tiny.with_sup_limits(SupLimits {
+            in_place_a_by_blocks_min_bytes: 0,
+            in_place_a_by_blocks_min_col_bytes: 0,
+            k_block_bytes: 64,
+            ..limits
+        });
+        for_each_dtype(&mut |run, letter| {
+            let Blocksizes { mr, nr, mc, kc, .. } = blocksizes_of(&by_blocks, letter);
+            let mut rng = Rng::new(61);
+            let mut seed = 9800;
+            for m in [1, mr - 1, mr + 1, mc + mc / 3 + 1, 2 * mc + 1] {
+                for n in [1, nr + 1, 2 * nr + 1] {
+                    for k in [1, kc + 1, 20, 300] {
+                        for (op_a, st_a) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
+                            for op_b in Op::ALL {
+                                seed += 1;
+                                let random = Case::random(&mut rng, m, n, k);
+                                let case = Case {
+                                    op_a,
+                                    st_a,
+                                    op_b,
+                                    nan_in_c: random.beta == ScalarClass::Zero,
+                                    ..random
+                                };
+                                run(&by_blocks, &case, seed);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// The same at haswell's real limits (A of 2 MiB, columns 512 bytes apart): dgemm 64×n×4096
+/// and sgemm 128×n×4096 with C of 1, 5, 13 and 64 columns, op(B) = B and Bᵀ, C column- and
+/// row-stored, every alpha/beta class with NaN in C under beta = 0, on each configuration as
+/// is, on one thread (automatic threading may take two, which read A in place); and teams of
+/// threads give one thread's bits.
+#[test]
+fn large_a_with_contiguous_rows_by_blocks_at_the_real_limits() {
+    let one = Rntm::new().with_num_threads(1).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let mut seed = 9900;
+        for n in [1, 5, 13, 64] {
+            for op_b in [Op::N, Op::T] {
+                for st_c in [Storage::Col, Storage::Row] {
+                    seed += 1;
+                    let case = |m| Case {
+                        op_b,
+                        st_c,
+                        ..Case::new(m, n, 4096).with_classes_and_nan_of(seed)
+                    };
+                    run_case::<f64>(&full, Some(&one), &case(64), seed);
+                    run_case::<f32>(&full, Some(&one), &case(128), seed);
+                    same_bits_on_teams::<f64>(&full, &case(64), seed);
+                    same_bits_on_teams::<f32>(&full, &case(128), seed);
+                }
+            }
+        }
+    }
+}
+
 /// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
 /// row-stored as is), which `gemm_front` solves transposed when C's columns are under 52
 /// bytes (from k = 32 under 32 bytes, k = 40 above, and a column of exactly 256 bits with

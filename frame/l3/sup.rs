@@ -1311,6 +1311,8 @@ mod tests {
         max_b_bytes_with_rows_contiguous: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
+        in_place_a_by_blocks_min_bytes: usize::MAX,
+        in_place_a_by_blocks_min_col_bytes: usize::MAX,
     };
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.
@@ -1356,12 +1358,41 @@ mod tests {
         assert!(!sup.packs_a_by_blocks(&few_rows, &b));
         let mr_rows = MatRef::col_major(&long, 65536, 16, 65536).unwrap().t();
         assert!(sup.packs_a_by_blocks(&mr_rows, &b));
-        // A the kernel reads in place, however large, is never copied.
-        let a = MatRef::col_major(&buf, 64, 4096, 64).unwrap();
-        assert!(!sup.packs_a_by_blocks(&a, &b));
+        // A the kernel reads in place stays in place while its limits are usize::MAX,
+        // however large.
+        let a = |m: usize, k: usize, ld: usize| MatRef::col_major(&buf, m, k, ld).unwrap();
+        assert!(!sup.packs_a_by_blocks(&a(64, 4096, 64), &b));
         // usize::MAX: always whole.
         let whole = kernel_with(LIMITS);
         assert!(!whole.packs_a_by_blocks(&at(4096), &b));
+    }
+
+    #[test]
+    fn a_in_place_packed_by_blocks_from_its_size_and_column_stride() {
+        let sup = kernel_with(SupLimits {
+            in_place_a_by_blocks_min_bytes: 2 << 20,
+            in_place_a_by_blocks_min_col_bytes: 512,
+            ..LIMITS
+        });
+        let buf = vec![0.0f64; 4096 * 128];
+        let b = MatRef::col_major(&buf, 4096, 64, 4096).unwrap();
+        let a = |m: usize, k: usize, ld: usize| MatRef::col_major(&buf, m, k, ld).unwrap();
+        // 64×4096 f64, columns 512 bytes apart: 2 MiB by blocks; 64×4095 in place.
+        assert!(sup.packs_a_by_blocks(&a(64, 4096, 64), &b));
+        assert!(!sup.packs_a_by_blocks(&a(64, 4095, 64), &b));
+        // Columns 256 bytes apart stay in place, unless the leading dimension spreads them.
+        assert!(!sup.packs_a_by_blocks(&a(32, 8192, 32), &b));
+        assert!(sup.packs_a_by_blocks(&a(32, 8192, 64), &b));
+        // Aᵀ of a row-stored A has contiguous rows too.
+        let at_of_rows = MatRef::row_major(&buf, 4096, 64, 64).unwrap().t();
+        assert!(sup.packs_a_by_blocks(&at_of_rows, &b));
+        // Fewer rows than MR (16): in place.
+        let long = vec![0.0f64; 64 * 20000];
+        let few_rows = MatRef::col_major(&long, 15, 20000, 64).unwrap();
+        assert!(!sup.packs_a_by_blocks(&few_rows, &b));
+        // The limits for A it cannot read in place are apart: Aᵀ stays whole here.
+        let at = MatRef::col_major(&buf, 4096, 64, 4096).unwrap().t();
+        assert!(!sup.packs_a_by_blocks(&at, &b));
     }
 
     #[test]

@@ -259,6 +259,8 @@ pub fn no_sup_limits() -> SupLimits {
         max_b_bytes_with_rows_contiguous: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
+        in_place_a_by_blocks_min_bytes: usize::MAX,
+        in_place_a_by_blocks_min_col_bytes: usize::MAX,
     }
 }
 
