@@ -288,45 +288,20 @@ fn sup_path_packing_a_by_blocks() {
             k_block_bytes: 64,
             ..limits
         });
-        for_each_dtype(&mut |run, letter| {
-            let Blocksizes { mr, nr, mc, kc, .. } = blocksizes_of(&by_blocks, letter);
-            let mut rng = Rng::new(59);
-            let mut seed = 9500;
-            for m in [1, mr - 1, mr + 1, mc + mc / 3 + 1, 2 * mc + 1] {
-                for n in [1, nr + 1, 2 * nr + 1] {
-                    for k in [1, kc + 1, 2 * kc + 1, 20, 300] {
-                        for op_a in Op::ALL {
-                            for op_b in Op::ALL {
-                                seed += 1;
-                                let random = Case::random(&mut rng, m, n, k);
-                                // Op::N reads A in place unless its rows are not contiguous.
-                                let st_a = match (op_a, random.st_a) {
-                                    (Op::N, Storage::Col) => Storage::Row,
-                                    (_, st_a) => st_a,
-                                };
-                                let case = Case {
-                                    op_a,
-                                    op_b,
-                                    st_a,
-                                    nan_in_c: random.beta == ScalarClass::Zero,
-                                    ..random
-                                };
-                                run(&by_blocks, &case, seed);
-                            }
-                        }
-                    }
-                }
-            }
-        });
+        // Op::N reads A in place unless its rows are not contiguous.
+        let not_in_place = |op_a: Op, st_a: Storage| match (op_a, st_a) {
+            (Op::N, Storage::Col) => Storage::Row,
+            (_, st_a) => st_a,
+        };
+        by_blocks_grid(&by_blocks, &Op::ALL, &not_in_place, 59, 9500);
     }
 }
 
 /// The sup path with an op(A) it could read in place (contiguous rows: A column-stored, or
 /// Aᵀ of a row-stored A) packed block by block instead (`SupLimits::
 /// in_place_a_by_blocks_min_bytes` and `in_place_a_by_blocks_min_col_bytes` = 0, every
-/// dtype), in the shrunken blocks and k slices of 64 bytes of A as in the test above; every
-/// op(B), random storages of B and C and scalar classes, NaN in C under beta = 0. m = 1 and
-/// MR − 1 stay in place (fewer rows than MR).
+/// dtype), over the grid of the test above. m = 1 and MR − 1 stay in place (fewer rows
+/// than MR).
 #[test]
 fn sup_path_packing_a_with_contiguous_rows_by_blocks() {
     for (full, tiny) in contexts_with_tiny_blocks() {
@@ -339,32 +314,51 @@ fn sup_path_packing_a_with_contiguous_rows_by_blocks() {
             k_block_bytes: 64,
             ..limits
         });
-        for_each_dtype(&mut |run, letter| {
-            let Blocksizes { mr, nr, mc, kc, .. } = blocksizes_of(&by_blocks, letter);
-            let mut rng = Rng::new(61);
-            let mut seed = 9800;
-            for m in [1, mr - 1, mr + 1, mc + mc / 3 + 1, 2 * mc + 1] {
-                for n in [1, nr + 1, 2 * nr + 1] {
-                    for k in [1, kc + 1, 20, 300] {
-                        for (op_a, st_a) in [(Op::N, Storage::Col), (Op::T, Storage::Row)] {
-                            for op_b in Op::ALL {
-                                seed += 1;
-                                let random = Case::random(&mut rng, m, n, k);
-                                let case = Case {
-                                    op_a,
-                                    st_a,
-                                    op_b,
-                                    nan_in_c: random.beta == ScalarClass::Zero,
-                                    ..random
-                                };
-                                run(&by_blocks, &case, seed);
-                            }
+        let rows_contiguous = |op_a: Op, _: Storage| match op_a {
+            Op::N => Storage::Col,
+            _ => Storage::Row,
+        };
+        by_blocks_grid(&by_blocks, &[Op::N, Op::T], &rows_contiguous, 61, 9800);
+    }
+}
+
+/// The grid of the two tests above on `by_blocks` (shrunken blocks: MC = 2·MR, so m either
+/// side of it makes several row blocks; k split every 64 bytes of A, so 300 makes three
+/// slices of 100): each op(A) in `ops_a` with its storage from `st_a` (given the op and a
+/// random storage), every op(B), random storages of B and C and scalar classes, NaN in C
+/// under beta = 0; cases drawn from `Rng::new(rng_seed)`, operands from `first_seed` on.
+fn by_blocks_grid(
+    by_blocks: &Cntx,
+    ops_a: &[Op],
+    st_a: &dyn Fn(Op, Storage) -> Storage,
+    rng_seed: u64,
+    first_seed: u64,
+) {
+    for_each_dtype(&mut |run, letter| {
+        let Blocksizes { mr, nr, mc, kc, .. } = blocksizes_of(by_blocks, letter);
+        let mut rng = Rng::new(rng_seed);
+        let mut seed = first_seed;
+        for m in [1, mr - 1, mr + 1, mc + mc / 3 + 1, 2 * mc + 1] {
+            for n in [1, nr + 1, 2 * nr + 1] {
+                for k in [1, kc + 1, 2 * kc + 1, 20, 300] {
+                    for &op_a in ops_a {
+                        for op_b in Op::ALL {
+                            seed += 1;
+                            let random = Case::random(&mut rng, m, n, k);
+                            let case = Case {
+                                op_a,
+                                op_b,
+                                st_a: st_a(op_a, random.st_a),
+                                nan_in_c: random.beta == ScalarClass::Zero,
+                                ..random
+                            };
+                            run(by_blocks, &case, seed);
                         }
                     }
                 }
             }
-        });
-    }
+        }
+    });
 }
 
 /// The same at haswell's real limits (A of 2 MiB, columns 512 bytes apart): dgemm 64×n×4096
