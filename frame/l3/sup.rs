@@ -1360,8 +1360,8 @@ mod tests {
         assert!(sup.packs_a_by_blocks(&mr_rows, &b));
         // A the kernel reads in place stays in place while its limits are usize::MAX,
         // however large.
-        let a = |m: usize, k: usize, ld: usize| MatRef::col_major(&buf, m, k, ld).unwrap();
-        assert!(!sup.packs_a_by_blocks(&a(64, 4096, 64), &b));
+        let a = MatRef::col_major(&buf, 64, 4096, 64).unwrap();
+        assert!(!sup.packs_a_by_blocks(&a, &b));
         // usize::MAX: always whole.
         let whole = kernel_with(LIMITS);
         assert!(!whole.packs_a_by_blocks(&at(4096), &b));
