@@ -7,9 +7,12 @@ mod harness;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use harness::{Case, Dt, bits_equal, contexts_with_tiny_blocks, gemm_output, run_case};
+use harness::{
+    Case, Dt, bits_equal, blocksizes_of, contexts_with_tiny_blocks, gemm_output, no_sup_limits,
+    run_case,
+};
 use oxblis::check::{Op, Rng, Storage, Values};
-use oxblis::{Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
+use oxblis::{Blocksizes, Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
 
 fn all_ways_up_to_8() -> Vec<Ways> {
     let mut all = Vec::new();
@@ -192,6 +195,52 @@ fn sup_path_k_blocks_do_not_depend_on_the_team() {
             sup_k_blocks_match_one_thread::<c32>(cntx, &mut rng, a_transposed);
             sup_k_blocks_match_one_thread::<c64>(cntx, &mut rng, a_transposed);
         }
+    }
+}
+
+/// One A block whose op(B) has contiguous rows, k past KC: the loop nest slices k more
+/// shallowly than KC (`gemm::nest_blocks`), and every jc/ic/jr/ir team must take the same
+/// slices as one thread, whose NC differs: bit for bit its result, which is checked against
+/// the reference. Blocks for several B blocks and k slices (KC 400: slices of 100; one
+/// thread's NC is MC·4 rounded up to NR, a team's 20·NR).
+fn shallow_k_slices_match_one_thread<T: Dt>(full: &Cntx, rng: &mut Rng) {
+    let Blocksizes { mr, nr, .. } = blocksizes_of(full, T::LETTER);
+    let cntx = full
+        .clone()
+        .with_sup_limits(no_sup_limits())
+        .with_blocksizes::<T, T>(400, 2 * mr, 20 * nr)
+        .unwrap();
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    for (seed, ways) in all_ways_up_to_8().into_iter().enumerate() {
+        if ways.pc != 1 || seed % 3 != 0 {
+            continue;
+        }
+        let seed = 900 + seed as u64;
+        let rntm = Rntm::new().with_ways(ways).unwrap();
+        let mut case = Case {
+            values: Values::Uniform,
+            ..Case::random(rng, 2 * mr - 1, 30 * nr + 1, 450)
+        };
+        (case.op_b, case.st_b) = [(Op::T, Storage::Col), (Op::N, Storage::Row)][seed as usize % 2];
+        run_case::<T>(&cntx, Some(&single), &case, seed);
+        let expected = gemm_output::<T>(&cntx, Some(&single), &case, seed);
+        let got = gemm_output::<T>(&cntx, Some(&rntm), &case, seed);
+        assert!(
+            got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+            "{}gemm with {ways:?} differs from one thread in shallow k slices: {case:?}",
+            T::LETTER
+        );
+    }
+}
+
+#[test]
+fn shallow_k_slices_do_not_depend_on_the_team() {
+    let mut rng = Rng::new(61);
+    for (full, _) in contexts_with_tiny_blocks() {
+        shallow_k_slices_match_one_thread::<f32>(&full, &mut rng);
+        shallow_k_slices_match_one_thread::<f64>(&full, &mut rng);
+        shallow_k_slices_match_one_thread::<c32>(&full, &mut rng);
+        shallow_k_slices_match_one_thread::<c64>(&full, &mut rng);
     }
 }
 

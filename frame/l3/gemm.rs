@@ -24,8 +24,10 @@
 //! barrier of the whole team each thread adds the partials into its share of C, in group order
 //! (deterministic, though not bit-identical to one thread, as the sum is regrouped).
 //!
-//! One thread with at most MC rows uses NC = MC (`nc_for`): its B blocks are read once, right
-//! after packing, so they are kept L2-sized rather than L3-sized.
+//! One thread with at most MC rows uses B blocks of an A block's size (`nest_blocks`): they
+//! are read once, right after packing, so they are kept L2-sized rather than L3-sized; and
+//! where op(B)'s rows are contiguous, such a problem takes k slices a quarter of KC deep and
+//! B blocks four times as wide, so that packing reads B's rows in longer runs.
 //!
 //! All memory (packed blocks for every team, partial products, the barriers) is taken before
 //! any thread starts, so running out of memory is reported with C untouched.
@@ -621,8 +623,8 @@ fn scale_c<T: Scalar>(beta: T, c: &mut MatMut<T>) {
 /// What every thread of a call shares: operands, scalars, buffers, barriers.
 struct Shared<'a, A: Element, B: Element> {
     kernel: &'a GemmKernel<A, B>,
-    /// The kernel's blocksizes with this call's NC ([`nc_for`]), worked out once for all
-    /// threads.
+    /// The kernel's blocksizes with this call's KC and NC ([`nest_blocks`]), worked out once
+    /// for all threads.
     blocks: Blocksizes,
     ways: Ways,
     alpha: A::Acc,
@@ -654,10 +656,14 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 ) -> Result<()> {
     let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let ways = plan.ways;
-    let blocks = Blocksizes {
-        nc: nc_for(kernel.blocksizes(), m, ways),
-        ..kernel.blocksizes()
-    };
+    let b_rows_contiguous = b.col_stride() == 1 && b.row_stride() != 1;
+    let blocks = nest_blocks(
+        kernel.blocksizes(),
+        (m, k),
+        b_rows_contiguous,
+        kernel.k_group(),
+        ways,
+    );
     let Blocksizes { mr, nr, kc, mc, nc } = blocks;
     let b_teams = ways.jc * ways.pc;
     let a_teams = b_teams * ways.ic;
@@ -870,21 +876,60 @@ pub(super) fn cache_blocks(
     })
 }
 
-/// The NC a problem of `m` rows on `ways` uses: the context's, unless one thread computes
-/// at most MC rows. Then each packed B block is read by one macrokernel call right
-/// after it is packed, and never again, so there is nothing to keep in L3: NC shrinks to MC
-/// (rounded up to NR), a B block no larger than an A block, still in L2 when the macrokernel
-/// reads it. A wide block went to L3 and back. The price is packing A once per NC block; at
-/// MC rows that is a pass as long as the B block's, so the rule stops there (m = 240 of
-/// haswell's MC read 0.94–1.05, 200 rows 1.03–1.07, 128 rows 1.01–1.24; on a Zen 3,
-/// `docs/Performance.md`, "One A block: B blocks of its size"). On two threads it lost
-/// (NT 200×4096×4096 0.83–0.87), so teams keep the context's NC.
-pub(super) fn nc_for(blocks: Blocksizes, m: usize, ways: Ways) -> usize {
-    if ways == SINGLE && m <= blocks.mc {
-        blocks.nc.min(blocks.mc.next_multiple_of(blocks.nr))
+/// How many times shallower than KC the k slices of one A block are where op(B)'s rows are
+/// contiguous ([`nest_blocks`]), down to [`SHALLOW_KC_MIN`].
+const SHALLOW_KC_DIVISOR: usize = 4;
+
+/// The shallowest k slices [`nest_blocks`] takes (or KC, if that is less). A quarter of
+/// dgemm's KC, 64, was best on one thread but lost on two (the loop nest's C passes:
+/// dgemm NT 100×1024×1000 0.79–0.93, 128×1024×1024 0.93 against KC slices); at 96 two threads
+/// read 0.99–1.05 and one kept most of the gain (`docs/Performance.md`, "Shallow k slices").
+const SHALLOW_KC_MIN: usize = 96;
+
+/// The blocksizes the loop nest uses for an m×·×k problem on `ways`: the context's, but for
+/// one A block (at most MC rows), where each packed B block is read by one macrokernel call
+/// right after it is packed, and never again.
+///
+/// * **NC**: on one thread, a B block no larger than an A block (MC·KC elements), still in
+///   L2 when the macrokernel reads it; a wide block went to L3 and back. The price is
+///   packing A once per NC block; at MC rows that is a pass as long as the B block's, so
+///   the rule stops there (m = 240 of haswell's MC read 0.94–1.05, 200 rows 1.03–1.07, 128
+///   rows 1.01–1.24; on a Zen 3, `docs/Performance.md`, "One A block: B blocks of its
+///   size"). On two threads it lost (NT 200×4096×4096 0.83–0.87), so teams keep the
+///   context's NC.
+/// * **KC**: where op(B)'s rows are contiguous (op(B) = Bᵀ of a column-major B) and k is
+///   longer than KC, slices [`SHALLOW_KC_DIVISOR`] times shallower, down to
+///   [`SHALLOW_KC_MIN`] (rounded up to the kernel's k group), so that the one-thread B
+///   block of the same size is as many times wider. Packing such a B reads each of a
+///   slice's rows in a run of NC elements, each row on a page of its own for large B: at
+///   NC = MC (a KiB of f32) packing was a string of short, cold runs, 72 % of sgemm NT
+///   16×4096×4096 in `perf`. Runs four times longer took it from 17.6 to 27.0 GFLOPS
+///   (`docs/Performance.md`, "Shallow k slices"). Decided from the problem alone, not the
+///   threads, so that every team sums each element of C over the same slices as one thread
+///   (`docs/Multithreading.md`).
+pub(super) fn nest_blocks(
+    blocks: Blocksizes,
+    (m, k): (usize, usize),
+    b_rows_contiguous: bool,
+    k_group: usize,
+    ways: Ways,
+) -> Blocksizes {
+    let one_a_block = m <= blocks.mc;
+    let kc = if one_a_block && b_rows_contiguous && k > blocks.kc {
+        (blocks.kc / SHALLOW_KC_DIVISOR)
+            .max(SHALLOW_KC_MIN)
+            .min(blocks.kc)
+            .next_multiple_of(k_group.max(1))
+    } else {
+        blocks.kc
+    };
+    let nc = if ways == SINGLE && one_a_block {
+        let same_bytes = blocks.mc * blocks.kc / kc;
+        blocks.nc.min(same_bytes.next_multiple_of(blocks.nr))
     } else {
         blocks.nc
-    }
+    };
+    Blocksizes { kc, nc, ..blocks }
 }
 
 /// The longest block [`cache_blocks`] hands out for `size`.
@@ -1172,34 +1217,78 @@ mod hw_context_tests {
 }
 
 #[cfg(test)]
-mod nc_tests {
-    use super::nc_for;
+mod nest_blocks_tests {
+    use super::nest_blocks;
     use crate::cntx::Blocksizes;
     use crate::rntm::Ways;
     use crate::thread::plan::SINGLE;
 
+    const BLOCKS: Blocksizes = Blocksizes {
+        mr: 8,
+        nr: 6,
+        kc: 512,
+        mc: 240,
+        nc: 4080,
+    };
+
+    /// NC and KC for m rows and k, one k group; B's columns contiguous or its rows.
+    fn nc_kc(m: usize, k: usize, rows: bool, ways: Ways) -> (usize, usize) {
+        let blocks = nest_blocks(BLOCKS, (m, k), rows, 1, ways);
+        assert_eq!((blocks.mr, blocks.nr, blocks.mc), (8, 6, 240));
+        (blocks.nc, blocks.kc)
+    }
+
     #[test]
     fn nc_shrinks_to_mc_only_for_one_thread_of_at_most_mc_rows() {
-        let blocks = Blocksizes {
-            mr: 8,
-            nr: 6,
-            kc: 256,
-            mc: 240,
-            nc: 4080,
-        };
         for m in [1, 16, 239, 240] {
-            assert_eq!(nc_for(blocks, m, SINGLE), 240, "m = {m}");
+            assert_eq!(nc_kc(m, 1000, false, SINGLE), (240, 512), "m = {m}");
         }
         // Past MC (one block of up to 320 rows, or more blocks).
         for m in [241, 320, 321, 1000, 4096] {
-            assert_eq!(nc_for(blocks, m, SINGLE), 4080, "m = {m}");
+            assert_eq!(nc_kc(m, 1000, false, SINGLE), (4080, 512), "m = {m}");
+            assert_eq!(nc_kc(m, 1000, true, SINGLE), (4080, 512), "m = {m}");
         }
         // Teams keep NC.
-        let two = Ways { ic: 2, ..SINGLE };
-        assert_eq!(nc_for(blocks, 16, two), 4080);
-        assert_eq!(nc_for(blocks, 16, Ways { jc: 2, ..SINGLE }), 4080);
+        assert_eq!(
+            nc_kc(16, 1000, false, Ways { ic: 2, ..SINGLE }),
+            (4080, 512)
+        );
+        assert_eq!(
+            nc_kc(16, 1000, false, Ways { jc: 2, ..SINGLE }),
+            (4080, 512)
+        );
         // MC rounded up to NR, and never above NC.
-        assert_eq!(nc_for(Blocksizes { mc: 100, ..blocks }, 50, SINGLE), 102);
-        assert_eq!(nc_for(Blocksizes { nc: 96, ..blocks }, 50, SINGLE), 96);
+        let mc_100 = Blocksizes { mc: 100, ..BLOCKS };
+        assert_eq!(nest_blocks(mc_100, (50, 10), false, 1, SINGLE).nc, 102);
+        let nc_96 = Blocksizes { nc: 96, ..BLOCKS };
+        assert_eq!(nest_blocks(nc_96, (50, 10), false, 1, SINGLE).nc, 96);
+    }
+
+    #[test]
+    fn contiguous_rows_of_b_take_shallow_slices_past_kc_on_any_team() {
+        // A quarter of KC, and on one thread a B block four times as wide.
+        for m in [1, 16, 240] {
+            assert_eq!(nc_kc(m, 513, true, SINGLE), (960, 128), "m = {m}");
+            assert_eq!(nc_kc(m, 100_000, true, SINGLE), (960, 128), "m = {m}");
+        }
+        // k within one KC slice keeps it.
+        assert_eq!(nc_kc(16, 512, true, SINGLE), (240, 512));
+        assert_eq!(nc_kc(16, 1, true, SINGLE), (240, 512));
+        // Teams slice k alike (the same sums), with the context's NC.
+        assert_eq!(nc_kc(16, 1000, true, Ways { jc: 2, ..SINGLE }), (4080, 128));
+        assert_eq!(nc_kc(16, 1000, true, Ways { ir: 2, ..SINGLE }), (4080, 128));
+        // No shallower than 96 (KC 256: 96, not 64; NC 240·256/96 = 640, rounded up to NR),
+        // nor deeper than KC.
+        let kc_256 = Blocksizes { kc: 256, ..BLOCKS };
+        let blocks = nest_blocks(kc_256, (16, 1000), true, 1, SINGLE);
+        assert_eq!((blocks.kc, blocks.nc), (96, 642));
+        let kc_50 = Blocksizes { kc: 50, ..BLOCKS };
+        assert_eq!(nest_blocks(kc_50, (16, 1000), true, 1, SINGLE).kc, 50);
+        // Rounded up to the kernel's k group (128 → 160), NC from it (240·512/160 = 768).
+        let blocks = nest_blocks(BLOCKS, (16, 1000), true, 40, SINGLE);
+        assert_eq!((blocks.kc, blocks.nc), (160, 768));
+        // Never above NC.
+        let nc_600 = Blocksizes { nc: 600, ..BLOCKS };
+        assert_eq!(nest_blocks(nc_600, (16, 1000), true, 1, SINGLE).nc, 600);
     }
 }
