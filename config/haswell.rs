@@ -84,6 +84,14 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 8×4096×4096 3.9 → 4.9 GFLOPS, 32×2048×2048 12.4 → 15.0, 32×8192×256 8.3 → 17.1, sgemm
     // 64×2048×2048 28.5 → 40.5 (docs/Performance.md, "One A block: B blocks of its size").
     max_b_bytes_with_rows_contiguous: 4 << 20,
+    // Session 49 (the Zen 3, one thread, NT, in place → loop nest): sgemm 128×4096×256
+    // 1.23–1.70, 64×2048×512 1.40–1.55, 100×1024×1000 1.30–1.52, 128×1024×1024 1.12, dgemm
+    // 64×2048×128 1.22–1.30, 64×1024×64 (512 KiB) 1.17; at 384 KiB sgemm 64×1024×96 0.97,
+    // at 256 KiB level; with fewer than four row tiles packing lost (`PACKED_B_MIN_ROW_TILES`),
+    // past 128 rows it was level. cgemm and zgemm (which share this limit) gained alike:
+    // cgemm 64×2048×256 1.84, zgemm 32×512×256 1.76, none lost (docs/Performance.md, "B's
+    // rows in few L1 sets").
+    max_b_bytes_with_rows_in_few_sets: 384 << 10,
     // Session 39 (the Zen 3, 1 MiB L2; `cblas_{s,d}gemm` TN, one thread, by blocks against
     // copied whole): dgemm 64×64×4096 1.11–1.64, 64×32×8192 1.49–2.07, 32×64×4096
     // 1.06–1.09, 48×200×4096 1.09–1.19, 128×{64,128}×2048 0.99–1.01, 200×16×4096 0.94–1.02;

@@ -107,6 +107,12 @@ pub struct SupLimits {
     /// few rows, each line of B read in place serves one or two tiles, where packing reads B
     /// once in order (`usize::MAX`: never).
     pub max_b_bytes_with_rows_contiguous: usize,
+    /// The same for an op(B) whose contiguous rows crowd a few of the L1's sets (their
+    /// stride a multiple of 1 KiB or so: `sup::columns_spread_over_l1` fails), for a C of at
+    /// least [`PACKED_B_MIN_ROW_TILES`] row tiles (and at most [`PACKED_B_MAX_M`] rows): read
+    /// in place, a column panel's lines of B fall into those few sets of the L1 and the L2,
+    /// so every row tile fetches them from L3 again (`usize::MAX`: never).
+    pub max_b_bytes_with_rows_in_few_sets: usize,
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
     /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem
     /// whose B is not conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in
@@ -141,6 +147,18 @@ pub struct SupLimits {
 /// packing B; 96 rows of 1024 columns read 0.97–1.03, and 240 rows 0.95, so the rule stops
 /// at 128 (`docs/Performance.md`, "One A block: B blocks of its size").
 pub const PACKED_B_MAX_M: usize = 128;
+
+/// See [`SupLimits::max_b_bytes_with_rows_in_few_sets`]: with fewer row tiles each line of B
+/// read in place serves few tiles, and packing lost (sgemm NT 16×4096×256 0.79, dgemm
+/// 16×2048×256 0.90 on a Zen 3, `docs/Performance.md`, "B's rows in few L1 sets").
+pub const PACKED_B_MIN_ROW_TILES: usize = 4;
+
+/// Whether op(B)'s rows, `row_stride` elements apart, crowd a few of the L1's sets. Out of
+/// line: reached only past the byte limit.
+#[inline(never)]
+fn rows_in_few_sets<B: Element>(row_stride: isize) -> bool {
+    !columns_spread_over_l1(row_stride.unsigned_abs().saturating_mul(size_of::<B>()))
+}
 
 /// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
 /// least `min_k` and at least `min_k_per_column`·n, and op(B), the transposed problem's A,
@@ -262,17 +280,22 @@ impl<A: Element, B: Element> SupKernel<A, B> {
             && columns_spread_over_l1(stride_bytes)
     }
     /// Whether op(B), `b`, for a C of `m` rows, goes to the loop nest by
-    /// [`SupLimits::max_b_bytes_with_rows_contiguous`]. Two compares on calls whose op(B)'s
+    /// [`SupLimits::max_b_bytes_with_rows_contiguous`] or
+    /// [`SupLimits::max_b_bytes_with_rows_in_few_sets`]. Two compares on calls whose op(B)'s
     /// rows are not contiguous.
     #[inline(always)]
     pub(crate) fn packs_b_with_rows_contiguous(&self, m: usize, b: &MatRef<B>) -> bool {
-        b.col_stride() == 1
-            && b.row_stride() != 1
-            && m <= PACKED_B_MAX_M
-            && b.nrows()
-                .saturating_mul(b.ncols())
-                .saturating_mul(size_of::<B>())
-                > self.limits.max_b_bytes_with_rows_contiguous
+        if b.col_stride() != 1 || b.row_stride() == 1 || m > PACKED_B_MAX_M {
+            return false;
+        }
+        let b_bytes = b
+            .nrows()
+            .saturating_mul(b.ncols())
+            .saturating_mul(size_of::<B>());
+        b_bytes > self.limits.max_b_bytes_with_rows_contiguous
+            || (b_bytes > self.limits.max_b_bytes_with_rows_in_few_sets
+                && m >= PACKED_B_MIN_ROW_TILES * self.tile().0
+                && rows_in_few_sets::<B>(b.row_stride()))
     }
 
     /// Whether a one-thread problem packs op(A), `a`, block by block rather than copying it

@@ -1206,10 +1206,62 @@ fn short_wide_problems_streaming_b() {
     }
 }
 
+/// C of 4·MR−1 to 129 rows whose op(B) has contiguous rows 1024 elements apart (ld = n + 3
+/// of a column-stored Bᵀ, n + 2 of a row-stored B), rows that crowd one or a few L1 sets:
+/// past `SupLimits::max_b_bytes_with_rows_in_few_sets` (haswell's 384 KiB, and forced to 0
+/// on every configuration) packed by the loop nest from four row tiles, read in place below.
+/// Every dtype and op(A), C's three storages, every alpha/beta class (NaN in C under
+/// beta = 0), one thread and two, against the reference.
+#[test]
+fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+            continue;
+        };
+        let forced = full.clone().with_sup_limits(SupLimits {
+            max_b_bytes_with_rows_in_few_sets: 0,
+            ..limits
+        });
+        let mut seed = 27_000usize;
+        for cntx in [&full, &forced] {
+            for_each_dtype(&mut |_, letter| {
+                let mr = sup_tile_of(cntx, letter).0;
+                for m in [4 * mr - 1, 4 * mr, 128, 129] {
+                    for (op_b, st_b, n) in
+                        [(Op::T, Storage::Col, 1021), (Op::N, Storage::Row, 1022)]
+                    {
+                        seed += 1;
+                        let case = Case {
+                            op_a: Op::ALL[seed % Op::ALL.len()],
+                            op_b,
+                            st_b,
+                            st_c: [Storage::Col, Storage::Row, Storage::Gen][seed % 3],
+                            ..Case::new(m, n, 130)
+                        }
+                        .with_classes_of(seed);
+                        let case = Case {
+                            nan_in_c: case.beta == ScalarClass::Zero,
+                            ..case
+                        };
+                        let rntm = seed.is_multiple_of(3).then_some(&two);
+                        match letter {
+                            's' => run_case::<f32>(cntx, rntm, &case, seed as u64),
+                            'd' => run_case::<f64>(cntx, rntm, &case, seed as u64),
+                            'c' => run_case::<c32>(cntx, rntm, &case, seed as u64),
+                            _ => run_case::<c64>(cntx, rntm, &case, seed as u64),
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
 /// C of few rows (1–129) whose op(B) has contiguous rows and is past haswell's 4 MiB
 /// (`SupLimits::max_b_bytes_with_rows_contiguous`): packed by the loop nest there, with NC
-/// cut to MC since every A team's rows fit one block (`gemm::nc_for`), so n = 1030 takes
-/// several B blocks; read in place by the sup kernels where the limit is off (skx). Every
+/// of an A block's size and k sliced a quarter of KC deep, since every A team's rows fit one
+/// block (`gemm::nest_blocks`), so n = 1030 takes several B blocks; read in place by the sup kernels where the limit is off (skx). Every
 /// op(A) in turn, C column-stored, row-stored or general, every alpha/beta class (NaN in C
 /// under beta = 0), on each configuration as is, and on two threads.
 #[test]

@@ -1309,6 +1309,7 @@ mod tests {
         max_transposed_partial_column_bytes: 256,
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
+        max_b_bytes_with_rows_in_few_sets: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
         in_place_a_by_blocks_min_bytes: usize::MAX,
@@ -1320,6 +1321,44 @@ mod tests {
         fn never_called(_: &SupUkrArgs<f64, f64>) {}
         // SAFETY: the kernel is only asked about its limits, never run.
         unsafe { SupKernel::new("test", never_called, 16, 12, limits) }
+    }
+
+    #[test]
+    fn b_rows_in_few_l1_sets_packed_past_their_own_limit_for_four_row_tiles() {
+        let sup = kernel_with(SupLimits {
+            max_b_bytes_with_rows_contiguous: 4 << 20,
+            max_b_bytes_with_rows_in_few_sets: 384 << 10,
+            ..LIMITS
+        });
+        let data = vec![0.0f64; 4096 * 1024];
+        // op(B) = Bᵀ of a column-major B with ld elements between its rows, k×n.
+        let bt = |k: usize, n: usize, ld: usize| {
+            MatRef::col_major(&data[..ld * (k - 1) + n], n, k, ld)
+                .unwrap()
+                .t()
+        };
+        // Rows 16 KiB apart (one L1 set), 512 KiB: packed from 4 row tiles (64 rows) to 128.
+        let b = bt(128, 512, 2048);
+        for (m, packed) in [(63, false), (64, true), (128, true), (129, false)] {
+            assert_eq!(sup.packs_b_with_rows_contiguous(m, &b), packed, "m = {m}");
+        }
+        // 384 KiB is read in place; rows spread over the L1 (ld 1030) too, below 4 MiB.
+        assert!(!sup.packs_b_with_rows_contiguous(64, &bt(96, 512, 2048)));
+        assert!(!sup.packs_b_with_rows_contiguous(64, &bt(128, 512, 1030)));
+        // Rows 4 KiB (ld 512) and 2 KiB apart crowd few sets too.
+        assert!(sup.packs_b_with_rows_contiguous(64, &bt(128, 512, 512)));
+        assert!(sup.packs_b_with_rows_contiguous(64, &bt(256, 256, 256)));
+        // Past 4 MiB any contiguous rows are packed, from one row.
+        assert!(sup.packs_b_with_rows_contiguous(1, &bt(1024, 520, 1030)));
+        // B's columns contiguous: never.
+        let b = MatRef::col_major(&data[..2048 * 1024], 2048, 1024, 2048).unwrap();
+        assert!(!sup.packs_b_with_rows_contiguous(64, &b));
+        // usize::MAX: never by the new rule.
+        let sup = kernel_with(SupLimits {
+            max_b_bytes_with_rows_in_few_sets: usize::MAX,
+            ..LIMITS
+        });
+        assert!(!sup.packs_b_with_rows_contiguous(64, &bt(128, 512, 2048)));
     }
 
     #[test]
