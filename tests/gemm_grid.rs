@@ -1228,22 +1228,10 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
             for_each_dtype(&mut |_, letter| {
                 let mr = sup_tile_of(cntx, letter).0;
                 for m in [4 * mr - 1, 4 * mr, 128, 129] {
-                    for (op_b, st_b, n) in
-                        [(Op::T, Storage::Col, 1021), (Op::N, Storage::Row, 1022)]
+                    for (op_b, n) in [((Op::T, Storage::Col), 1021), ((Op::N, Storage::Row), 1022)]
                     {
                         seed += 1;
-                        let case = Case {
-                            op_a: Op::ALL[seed % Op::ALL.len()],
-                            op_b,
-                            st_b,
-                            st_c: [Storage::Col, Storage::Row, Storage::Gen][seed % 3],
-                            ..Case::new(m, n, 130)
-                        }
-                        .with_classes_of(seed);
-                        let case = Case {
-                            nan_in_c: case.beta == ScalarClass::Zero,
-                            ..case
-                        };
+                        let case = b_rows_case((m, n, 130), op_b, seed);
                         let rntm = seed.is_multiple_of(3).then_some(&two);
                         match letter {
                             's' => run_case::<f32>(cntx, rntm, &case, seed as u64),
@@ -1258,32 +1246,39 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
     }
 }
 
+/// An m×n×k case whose op(B) has contiguous rows (`op_b`: op and storage of B), with op(A),
+/// C's storage and the alpha/beta classes taken from `seed`, and NaN in C under beta = 0.
+fn b_rows_case((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), seed: usize) -> Case {
+    let case = Case {
+        op_a: Op::ALL[seed % Op::ALL.len()],
+        op_b,
+        st_b,
+        st_c: [Storage::Col, Storage::Row, Storage::Gen][seed % 3],
+        ..Case::new(m, n, k)
+    }
+    .with_classes_of(seed);
+    Case {
+        nan_in_c: case.beta == ScalarClass::Zero,
+        ..case
+    }
+}
+
 /// C of few rows (1–129) whose op(B) has contiguous rows and is past haswell's 4 MiB
-/// (`SupLimits::max_b_bytes_with_rows_contiguous`): packed by the loop nest there, with NC
-/// of an A block's size and k sliced a quarter of KC deep, since every A team's rows fit one
-/// block (`gemm::nest_blocks`), so n = 1030 takes several B blocks; read in place by the sup kernels where the limit is off (skx). Every
-/// op(A) in turn, C column-stored, row-stored or general, every alpha/beta class (NaN in C
-/// under beta = 0), on each configuration as is, and on two threads.
+/// (`SupLimits::max_b_bytes_with_rows_contiguous`): packed by the loop nest there, with B
+/// blocks of an A block's size and k sliced a quarter of KC deep, since every A team's rows
+/// fit one block (`gemm::nest_blocks`), so n = 1030 takes several B blocks; read in place by
+/// the sup kernels where the limit is off (skx). Every op(A) in turn, C column-stored,
+/// row-stored or general, every alpha/beta class (NaN in C under beta = 0), on each
+/// configuration as is, and on two threads.
 #[test]
 fn few_rows_with_a_large_b_of_contiguous_rows() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
         let mut seed = 23_000usize;
         for m in [1, 5, 8, 64, 128, 129] {
-            for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
+            for op_b in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
                 seed += 1;
-                let case = Case {
-                    op_a: Op::ALL[seed % Op::ALL.len()],
-                    op_b,
-                    st_b,
-                    st_c: [Storage::Col, Storage::Row, Storage::Gen][seed % 3],
-                    ..Case::new(m, 1030, 1030)
-                }
-                .with_classes_of(seed);
-                let case = Case {
-                    nan_in_c: case.beta == ScalarClass::Zero,
-                    ..case
-                };
+                let case = b_rows_case((m, 1030, 1030), op_b, seed);
                 let rntm = seed.is_multiple_of(3).then_some(&two);
                 run_case::<f32>(&full, rntm, &case, seed as u64);
                 let case = Case { k: 520, ..case };
