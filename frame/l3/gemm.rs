@@ -924,8 +924,9 @@ pub(super) fn nest_blocks(
         blocks.kc
     };
     let nc = if ways == SINGLE && one_a_block {
-        let same_bytes = blocks.mc * blocks.kc / kc;
-        blocks.nc.min(same_bytes.next_multiple_of(blocks.nr))
+        // As many elements as an A block of MC×KC.
+        let a_block_size_nc = blocks.mc * blocks.kc / kc;
+        blocks.nc.min(a_block_size_nc.next_multiple_of(blocks.nr))
     } else {
         blocks.nc
     };
