@@ -6,8 +6,8 @@
 mod harness;
 
 use harness::{
-    Case, Dt, SCALAR_CLASSES, ScalarClass, bits_equal, blocksizes_of, contexts_with_tiny_blocks,
-    gemm_output, no_sup_limits, run_case, sup_tile_of,
+    Case, Dt, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, gemm_output,
+    no_sup_limits, run_case, same_bits, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, Ways, c32, c64};
@@ -790,7 +790,7 @@ fn same_bits_on_teams<T: Dt>(cntx: &Cntx, case: &Case, seed: u64) {
         let rntm = Rntm::new().with_ways(ways).unwrap();
         let got = gemm_output::<T>(cntx, Some(&rntm), case, seed);
         assert!(
-            got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+            same_bits(&got, &expected),
             "{}gemm with {ways:?} differs from one thread: {case:?}",
             T::LETTER
         );
@@ -880,7 +880,7 @@ fn packing_only_a_on_two_threads<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
             for rntm in &teams {
                 let got = gemm_output::<T>(cntx, Some(rntm), &case, seed);
                 assert!(
-                    got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                    same_bits(&got, &expected),
                     "{letter}gemm {m}×{n}×{k} ({case:?}) with {rntm:?} differs from one thread \
                      packing only A"
                 );

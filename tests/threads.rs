@@ -8,8 +8,8 @@ mod harness;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use harness::{
-    Case, Dt, bits_equal, blocksizes_of, contexts_with_tiny_blocks, gemm_output, no_sup_limits,
-    run_case,
+    Case, Dt, blocksizes_of, contexts_with_tiny_blocks, gemm_output, no_sup_limits, run_case,
+    same_bits,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
@@ -48,7 +48,7 @@ fn ways_match_one_thread<T: Dt>(cntx: &Cntx) {
         if ways.pc == 1 {
             let got = gemm_output::<T>(cntx, Some(&rntm), &case, seed);
             assert!(
-                got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                same_bits(&got, &expected),
                 "{}gemm with {ways:?} differs from one thread: {case:?}",
                 T::LETTER
             );
@@ -107,7 +107,7 @@ fn automatic_totals_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng) {
             let threads = rntm.threading();
             let got = gemm_output::<T>(cntx, Some(&rntm), &case, i as u64);
             assert!(
-                got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+                same_bits(&got, &expected),
                 "{}: {}gemm on {threads:?} differs from one thread: {case:?}",
                 cntx.name(),
                 T::LETTER
@@ -165,7 +165,7 @@ fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng, a_transposed
         let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
         let got = gemm_output::<T>(cntx, Some(&rntm), &case, seed);
         assert!(
-            got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+            same_bits(&got, &expected),
             "{}gemm with {ways:?} differs from one thread on the sup path with k split: {case:?}",
             T::LETTER
         );
@@ -226,7 +226,7 @@ fn shallow_k_slices_match_one_thread<T: Dt>(full: &Cntx, rng: &mut Rng) {
         let expected = gemm_output::<T>(&cntx, Some(&single), &case, seed);
         let got = gemm_output::<T>(&cntx, Some(&rntm), &case, seed);
         assert!(
-            got.iter().zip(&expected).all(|(x, y)| bits_equal(*x, *y)),
+            same_bits(&got, &expected),
             "{}gemm with {ways:?} differs from one thread in shallow k slices: {case:?}",
             T::LETTER
         );
@@ -347,9 +347,7 @@ fn concurrent_callers_with_different_rntms() {
                     let i = (t + call) % cases.len();
                     let got = gemm_output::<f64>(cntx, rntm.as_ref(), &cases[i], i as u64);
                     assert!(
-                        got.iter()
-                            .zip(&expected[i])
-                            .all(|(x, y)| bits_equal(*x, *y)),
+                        same_bits(&got, &expected[i]),
                         "caller {t} call {call} with {rntm:?}: wrong result"
                     );
                     checked.fetch_add(1, Ordering::Relaxed);

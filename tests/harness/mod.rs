@@ -200,6 +200,11 @@ pub fn run_case<T: Dt>(cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64)
     assert_eq!(cmp.wrote_outside, None, "wrote outside C: {what}");
 }
 
+/// Whether two outputs hold the same bits, element by element (and are as long).
+pub fn same_bits<T: Copy>(x: &[T], y: &[T]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| bits_equal(*a, *b))
+}
+
 /// Bitwise equality (NaN == NaN), for checking that memory was left alone.
 pub fn bits_equal<T: Copy>(x: T, y: T) -> bool {
     let size = size_of::<T>();
