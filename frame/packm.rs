@@ -452,10 +452,9 @@ fn transpose_narrow<T: Element, const ROWS: usize>(
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
 /// is one, else by a portable loop. A whole f32 panel of 6 rows goes by 8-deep blocks
-/// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; a whole panel
-/// of 4 rows without one by [`interleave_rows`]; other panels less than 8 tall, and k's
-/// remainder, go element by element. Conjugation, if any, is one pass over the panel at the
-/// end.
+/// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; other panels
+/// less than 8 tall by [`interleave_panel`]; k's remainder past the whole blocks goes element
+/// by element. Conjugation, if any, is one pass over the panel at the end.
 fn transpose_rows<T: Element>(
     a: &MatRef<T>,
     first: usize,
@@ -469,11 +468,12 @@ fn transpose_rows<T: Element>(
     debug_assert!(a.col_stride() == 1 && rows <= mr && dst.len() == mr * k);
     let rs = a.row_stride();
     let row = |i: usize| a.as_ptr().wrapping_offset((first + i) as isize * rs);
-    if transpose.is_none() && rows == INTERLEAVED_ROWS && mr == INTERLEAVED_ROWS {
-        // SAFETY: rows first..first+4 (<= m) of the view, each k elements contiguous.
-        let row_slices = std::array::from_fn(|i| unsafe { std::slice::from_raw_parts(row(i), k) });
-        interleave_rows::<T, INTERLEAVED_ROWS>(row_slices, dst);
-        conj_panel_rows(a.is_conj(), INTERLEAVED_ROWS, mr, dst);
+    // Whole f32 panels of 6 rows go through a stack tile where there is a packing kernel
+    // (`transpose_narrow`); other panels less than 8 tall by `interleave_panel`.
+    let narrow_f32 = transpose.is_some() && rows == 6 && mr == 6 && size_of::<T>() == 4;
+    if rows < B && !narrow_f32 {
+        interleave_panel(a, first, rows, mr, dst);
+        conj_panel_rows(a.is_conj(), rows, mr, dst);
         return;
     }
     let full_p = k / B * B;
@@ -504,19 +504,12 @@ fn transpose_rows<T: Element>(
             }
         }
     }
-    // Whole f32 panels narrower than a block (NR = 6: the AVX2 kernels' B) go through a
-    // stack tile where there is a packing kernel.
-    // (Another width is one more arm; no f32 kernel has one now.)
-    let narrow_done = match transpose {
-        Some(t) if rows == 6 && mr == 6 && size_of::<T>() == 4 => {
-            transpose_narrow::<T, 6>(a, first, dst, t);
-            true
-        }
-        _ => false,
-    };
-    let p_from = if rows >= B || narrow_done { full_p } else { 0 };
+    if narrow_f32 && let Some(t) = transpose {
+        transpose_narrow::<T, 6>(a, first, dst, t);
+    }
+    // k's remainder past the whole blocks.
     for i in 0..rows {
-        for p in p_from..k {
+        for p in full_p..k {
             // SAFETY: row first+i < m, column p < k: in the view.
             dst[p * mr + i] = unsafe { a.read_stored(first + i, p) };
         }
@@ -529,22 +522,53 @@ fn transpose_rows<T: Element>(
     conj_panel_rows(a.is_conj(), rows, mr, dst);
 }
 
-/// The panel height that [`transpose_rows`] packs by [`interleave_rows`] where the
-/// configuration has no packing kernel: haswell's zgemm (MR = 4, 16-byte elements). Row by
-/// row, element by element, its op(A) = Aᵀ panels read each row's k elements from a cold
-/// page of their own, one row after another, and packing took 43 % of zgemm TN 4096×16×4096
-/// (perf, session 46); all four rows side by side are four streams at once.
-const INTERLEAVED_ROWS: usize = 4;
+/// Packs a panel of fewer than 8 rows (`rows` of them, from row `first` of `a`, whose rows
+/// are contiguous along k) into `dst` (ld `mr`, rows past `rows` zero): k step by k step, all
+/// the rows side by side, so each source row is one of `rows` streams read at once. Row by
+/// row, element by element, each row's k elements came from a cold page of its own, one row
+/// after another: packing took 43 % of zgemm TN 4096×16×4096 (perf, session 46, MR = 4), and
+/// in session 50 half of packing's third of zgemm NN 64×64×4096 went to haswell's complex B
+/// panels (NR = 3) packed that way.
+fn interleave_panel<T: Element>(
+    a: &MatRef<T>,
+    first: usize,
+    rows: usize,
+    mr: usize,
+    dst: &mut [T],
+) {
+    match rows {
+        1 => interleave_rows::<T, 1>(a, first, mr, dst),
+        2 => interleave_rows::<T, 2>(a, first, mr, dst),
+        3 => interleave_rows::<T, 3>(a, first, mr, dst),
+        4 => interleave_rows::<T, 4>(a, first, mr, dst),
+        5 => interleave_rows::<T, 5>(a, first, mr, dst),
+        6 => interleave_rows::<T, 6>(a, first, mr, dst),
+        7 => interleave_rows::<T, 7>(a, first, mr, dst),
+        _ => unreachable!("interleave_panel takes panels of 1 to 7 rows, not {rows}"),
+    }
+}
 
-/// Packs a panel of exactly R rows, `rows` (each k elements, contiguous), into `dst` (ld R):
-/// k step by k step, the R rows side by side.
-fn interleave_rows<T: Element, const R: usize>(rows: [&[T]; R], dst: &mut [T]) {
-    let k = dst.len() / R;
-    assert!(dst.len() == R * k && rows.iter().all(|row| row.len() == k));
-    for (p, out) in dst.chunks_exact_mut(R).enumerate() {
-        for (d, row) in out.iter_mut().zip(&rows) {
+/// [`interleave_panel`] for exactly R rows: the R rows' elements at each k step are written
+/// next to each other, then the panel's `ld - R` padding rows' zeros.
+fn interleave_rows<T: Element, const R: usize>(
+    a: &MatRef<T>,
+    first: usize,
+    ld: usize,
+    dst: &mut [T],
+) {
+    let k = a.ncols();
+    assert!(first + R <= a.nrows() && a.col_stride() == 1 && ld >= R && dst.len() == ld * k);
+    let rs = a.row_stride();
+    // SAFETY: rows first..first + R are rows of the view (asserted), each k elements
+    // contiguous (unit column stride).
+    let rows: [&[T]; R] = std::array::from_fn(|i| unsafe {
+        std::slice::from_raw_parts(a.as_ptr().wrapping_offset((first + i) as isize * rs), k)
+    });
+    for (p, out) in dst.chunks_exact_mut(ld).enumerate() {
+        for (d, row) in out[..R].iter_mut().zip(&rows) {
             *d = row[p];
         }
+        out[R..].fill(T::zero());
     }
 }
 
@@ -634,26 +658,28 @@ mod tests {
     }
 
     /// Narrow panels from a row-stored source: 6-wide f32 ones go through a stack tile when
-    /// whole and a packing kernel is given; a partial panel, the other widths (2, 4, 5), f64,
-    /// and k's remainder go element by element. k = 16 ends on a whole block, 19
-    /// leaves 3 columns, 5 has no whole block. The same widths from a column-stored source
-    /// take the fixed-size column copies 8 columns at a time (12 and 16 among them), with k's
-    /// remainder of the 8.
+    /// whole and a packing kernel is given; the other panels under 8 rows (whole or partial,
+    /// of any width up to 7) interleave their rows; 8 and more go by 8×8 blocks. k = 16 ends
+    /// on a whole block, 19 leaves 3 columns, 5 has no whole block. The same widths from a
+    /// column-stored source take the fixed-size column copies 8 columns at a time (12 and 16
+    /// among them), with k's remainder of the 8.
     fn narrow_panels_of<T: Element + std::fmt::Debug + From<u16>>(
         transpose: Option<TransposeUkr<T>>,
     ) {
-        for mr in [2, 4, 5, 6, 12, 16] {
+        for mr in [1_usize, 2, 3, 4, 5, 6, 7, 8, 12, 16] {
             for k in [5, 16, 19] {
-                // Two whole panels and a partial one (m = 2·mr + 1).
-                let m = 2 * mr + 1;
-                let data: Vec<T> = (0..m * k).map(|x| T::from(x as u16 + 1)).collect();
-                let row = MatRef::row_major(&data, m, k, k).unwrap();
-                let col = MatRef::col_major(&data, m, k, m).unwrap();
-                for a in [row, col] {
-                    for t in [None, transpose] {
-                        let mut buf = vec![T::from(u16::MAX); 3 * mr * k];
-                        pack_a_panels(&a, mr, 0..3, &mut buf, t);
-                        assert_packed_like(&buf, &a, mr);
+                // Two whole panels and a partial one of 1 row, or of mr - 1 rows.
+                for m in [2 * mr + 1, 3 * mr - 1] {
+                    let panels = m.div_ceil(mr);
+                    let data: Vec<T> = (0..m * k).map(|x| T::from(x as u16 + 1)).collect();
+                    let row = MatRef::row_major(&data, m, k, k).unwrap();
+                    let col = MatRef::col_major(&data, m, k, m).unwrap();
+                    for a in [row, col] {
+                        for t in [None, transpose] {
+                            let mut buf = vec![T::from(u16::MAX); panels * mr * k];
+                            pack_a_panels(&a, mr, 0..panels, &mut buf, t);
+                            assert_packed_like(&buf, &a, mr);
+                        }
                     }
                 }
             }
@@ -672,21 +698,25 @@ mod tests {
         narrow_panels_of::<f64>(None);
     }
 
-    /// Whole 4-row panels without a packing kernel (haswell's zgemm) interleave their rows,
-    /// conjugated where the view is; the partial third panel goes element by element.
+    /// Complex panels under 8 rows from a row-stored source (haswell's zgemm A and complex
+    /// B) interleave their rows, whole or partial, conjugated where the view is.
     #[test]
-    fn four_row_panels_interleave_and_conjugate() {
+    fn narrow_complex_panels_interleave_and_conjugate() {
         use crate::types::c64;
-        let (mr, m) = (INTERLEAVED_ROWS, 2 * INTERLEAVED_ROWS + 1);
-        for k in [1, 5, 19] {
-            let data: Vec<c64> = (0..m * k)
-                .map(|x| c64::new(x as f64 + 1.0, -(x as f64) - 0.5))
-                .collect();
-            let row = MatRef::row_major(&data, m, k, k).unwrap();
-            for a in [row, row.conj()] {
-                let mut buf = vec![c64::new(f64::NAN, 7.0); 3 * mr * k];
-                pack_a_panels(&a, mr, 0..3, &mut buf, None);
-                assert_packed_like(&buf, &a, mr);
+        for mr in 1..8_usize {
+            for k in [1, 5, 19] {
+                for m in [2 * mr + 1, 3 * mr - 1] {
+                    let panels = m.div_ceil(mr);
+                    let data: Vec<c64> = (0..m * k)
+                        .map(|x| c64::new(x as f64 + 1.0, -(x as f64) - 0.5))
+                        .collect();
+                    let row = MatRef::row_major(&data, m, k, k).unwrap();
+                    for a in [row, row.conj()] {
+                        let mut buf = vec![c64::new(f64::NAN, 7.0); panels * mr * k];
+                        pack_a_panels(&a, mr, 0..panels, &mut buf, None);
+                        assert_packed_like(&buf, &a, mr);
+                    }
+                }
             }
         }
     }
