@@ -198,12 +198,15 @@ fn sup_path_k_blocks_do_not_depend_on_the_team() {
     }
 }
 
-/// One A block whose op(B) has contiguous rows, k past KC: the loop nest slices k more
-/// shallowly than KC (`gemm::nest_blocks`), and every jc/ic/jr/ir team must take the same
-/// slices as one thread, whose NC differs: bit for bit its result, which is checked against
-/// the reference. Blocks for several B blocks and k slices (KC 400: slices of 100; one
-/// thread's NC is MC·4 rounded up to NR, a team's 20·NR).
-fn shallow_k_slices_match_one_thread<T: Dt>(full: &Cntx, rng: &mut Rng) {
+/// One A block, k past KC, several column blocks. Where op(B)'s rows are contiguous the loop
+/// nest slices k more shallowly than KC (`gemm::nest_blocks`), and one thread, whose NC
+/// differs, takes its k slices outside its column blocks (`gemm::slices_outer`); with
+/// op(B)'s columns contiguous, one thread does that for a block at least half of MC tall.
+/// Every jc/ic/jr/ir team must compute one thread's result bit for bit, which is checked
+/// against the reference. Blocks for several B blocks and k slices (KC 400: shallow slices
+/// of 100, else 400 + 400 + 150; one thread's NC is MC·4 or MC, rounded up to NR, a team's
+/// 20·NR).
+fn one_a_block_matches_one_thread<T: Dt>(full: &Cntx, rng: &mut Rng) {
     let Blocksizes { mr, nr, .. } = blocksizes_of(full, T::LETTER);
     let cntx = full
         .clone()
@@ -215,32 +218,38 @@ fn shallow_k_slices_match_one_thread<T: Dt>(full: &Cntx, rng: &mut Rng) {
         if ways.pc != 1 || seed % 3 != 0 {
             continue;
         }
-        let seed = 900 + seed as u64;
         let rntm = Rntm::new().with_ways(ways).unwrap();
+        let b_storage = [
+            (Op::T, Storage::Col),
+            (Op::N, Storage::Row),
+            (Op::N, Storage::Col),
+        ];
+        let (op_b, st_b) = b_storage[seed / 3 % 3];
+        let seed = 900 + seed as u64;
         let mut case = Case {
             values: Values::Uniform,
-            ..Case::random(rng, 2 * mr - 1, 30 * nr + 1, 450)
+            ..Case::random(rng, 2 * mr - 1, 30 * nr + 1, 950)
         };
-        (case.op_b, case.st_b) = [(Op::T, Storage::Col), (Op::N, Storage::Row)][seed as usize % 2];
+        (case.op_b, case.st_b) = (op_b, st_b);
         run_case::<T>(&cntx, Some(&single), &case, seed);
         let expected = gemm_output::<T>(&cntx, Some(&single), &case, seed);
         let got = gemm_output::<T>(&cntx, Some(&rntm), &case, seed);
         assert!(
             same_bits(&got, &expected),
-            "{}gemm with {ways:?} differs from one thread in shallow k slices: {case:?}",
+            "{}gemm with {ways:?} differs from one thread with one A block: {case:?}",
             T::LETTER
         );
     }
 }
 
 #[test]
-fn shallow_k_slices_do_not_depend_on_the_team() {
+fn one_a_block_nests_do_not_depend_on_the_team() {
     let mut rng = Rng::new(61);
     for (full, _) in contexts_with_tiny_blocks() {
-        shallow_k_slices_match_one_thread::<f32>(&full, &mut rng);
-        shallow_k_slices_match_one_thread::<f64>(&full, &mut rng);
-        shallow_k_slices_match_one_thread::<c32>(&full, &mut rng);
-        shallow_k_slices_match_one_thread::<c64>(&full, &mut rng);
+        one_a_block_matches_one_thread::<f32>(&full, &mut rng);
+        one_a_block_matches_one_thread::<f64>(&full, &mut rng);
+        one_a_block_matches_one_thread::<c32>(&full, &mut rng);
+        one_a_block_matches_one_thread::<c64>(&full, &mut rng);
     }
 }
 

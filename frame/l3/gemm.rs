@@ -27,7 +27,11 @@
 //! One thread with at most MC rows uses B blocks of an A block's size (`nest_blocks`): they
 //! are read once, right after packing, so they are kept L2-sized rather than L3-sized; and
 //! where op(B)'s rows are contiguous, such a problem takes k slices a quarter of KC deep and
-//! B blocks four times as wide, so that packing reads B's rows in longer runs.
+//! B blocks four times as wide, so that packing reads B's rows in longer runs. Where that
+//! one A block is not small (`slices_outer`), the thread swaps loops 5 and 4: each k slice
+//! of A is packed once and kept in cache for every column block
+//! ([`one_thread_slices_outer`]); every tile of C sees the same updates in the same order,
+//! so the result is the same, bit for bit.
 //!
 //! All memory (packed blocks for every team, partial products, the barriers) is taken before
 //! any thread starts, so running out of memory is reported with C untouched.
@@ -642,6 +646,8 @@ struct Shared<'a, A: Element, B: Element> {
     partials: RawBuf<A::Acc>,
     /// B teams' barriers, then A teams', then the whole team's.
     barriers: &'a BarrierSet,
+    /// One thread, k slices outside the column blocks ([`slices_outer`]).
+    slices_outer: bool,
 }
 
 /// Sets up the team's memory and runs [`gemm_thread`] on every thread of the plan.
@@ -711,6 +717,7 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
             None => RawBuf::new(std::ptr::NonNull::dangling().as_ptr(), 0),
         },
         barriers: &barriers,
+        slices_outer: slices_outer(blocks, (m, n), b_rows_contiguous, ways),
     };
     // A thread that meets a poisoned barrier just stops; run_team reports the panic.
     let job = |tid: usize| drop(gemm_thread(&shared, tid));
@@ -719,6 +726,10 @@ fn gemm_nest<A: GemmPair<B>, B: Element>(
 
 /// One thread's part of the loop nest (see the module docs for the tree and its barriers).
 fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Result<(), Poisoned> {
+    if s.slices_outer {
+        one_thread_slices_outer(s);
+        return Ok(());
+    }
     let Blocksizes { mr, nr, kc, mc, nc } = s.blocks;
     let (m, n, k) = (s.c.m, s.c.n, s.a.ncols());
     let Ways {
@@ -848,6 +859,84 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
         add_partials(s, partition(m * n, s.ways.total(), tid, 1));
     }
     Ok(())
+}
+
+/// Whether one thread walks the k slices outside the column blocks
+/// ([`one_thread_slices_outer`]) rather than inside: for one A block (at most MC rows) and
+/// more than one column block, where op(B)'s rows are contiguous or the block is at least
+/// half of MC tall. Inside, the A block is packed again for every column block and comes
+/// back to L2 from the source each time; outside, each slice is packed once and stays in L2
+/// while the column blocks pass, at the price of a pass over C per slice. Measured on a
+/// Zen 3 (session 50, one thread, GFLOPS ratio outside/inside, `blasbench --interleave
+/// call`): dgemm NN 128–240×2048×2048 1.04–1.11, 200×600×600 1.06–1.07, NT 32–240 rows
+/// 1.03–1.11; sgemm NN 176–240 rows 1.08–1.13, NT 1.05–1.15; cgemm NN 128–160 rows
+/// 1.02–1.06, zgemm NN 96×2048×1024 1.09. Shorter blocks with op(B)'s columns contiguous
+/// read level or lost: dgemm NN 100×4096×1000 0.95, sgemm NN 32×2048×2048 0.96–0.99
+/// (`docs/Performance.md`, "k slices outside the column blocks").
+fn slices_outer(
+    blocks: Blocksizes,
+    (m, n): (usize, usize),
+    b_rows_contiguous: bool,
+    ways: Ways,
+) -> bool {
+    ways == SINGLE && m <= blocks.mc && n > blocks.nc && (b_rows_contiguous || 2 * m >= blocks.mc)
+}
+
+/// The loop nest on one thread with loops 5 and 4 swapped ([`slices_outer`]):
+///
+/// ```text
+/// pc: for each KC-deep slice of k
+///       pack A[.., pc..] → Ap  (all m rows: one A block)
+///   jc: for each NC-wide column block
+///         pack B[pc.., jc..] → Bp
+///         macrokernel
+/// ```
+///
+/// Each tile of C is updated by the same slices in the same order, with the same beta, as
+/// in [`gemm_thread`], so the result is the same bit for bit.
+fn one_thread_slices_outer<A: GemmPair<B>, B: Element>(s: &Shared<A, B>) {
+    let Blocksizes { mr, nr, kc, nc, .. } = s.blocks;
+    let (m, n, k) = (s.c.m, s.c.n, s.a.ncols());
+    debug_assert!(s.ways == SINGLE && m <= s.blocks.mc);
+    let a_block = s.a_blocks.part(0, s.a_len);
+    let b_block = s.b_blocks.part(0, s.b_len);
+    let _hw = s.kernel.enter_hw_context();
+    let a_panels = m.div_ceil(mr);
+    for Range { start: pc, end } in cache_blocks(0..k, kc) {
+        let kc_cur = end - pc;
+        let beta_pc = if pc == 0 { s.beta } else { A::Acc::one() };
+        let kp = s.kernel.padded_k(kc_cur);
+        let a_len = a_panels * mr * kp;
+        // SAFETY: the only thread; the block is sized for an A block of this slice
+        // (`gemm_nest`), and the macrokernel calls that read the previous slice are done.
+        let dst = unsafe { a_block.slice_mut(0..a_len) };
+        pack_a_for(s.kernel, &s.a.submatrix(0, pc, m, kc_cur), 0..a_panels, dst);
+        // SAFETY: packed above; not written again before the next slice.
+        let a_packed = unsafe { a_block.slice(0..a_len) };
+        for jc in (0..n).step_by(nc) {
+            let nc_cur = nc.min(n - jc);
+            let b_panels = nc_cur.div_ceil(nr);
+            let b_len = b_panels * kp * nr;
+            // SAFETY: as for A, for the B block of this slice and column block.
+            let dst = unsafe { b_block.slice_mut(0..b_len) };
+            pack_b_for(
+                s.kernel,
+                &s.b.submatrix(pc, jc, kc_cur, nc_cur),
+                0..b_panels,
+                dst,
+            );
+            // SAFETY: packed above; not written again before the next column block.
+            let b_packed = unsafe { b_block.slice(0..b_len) };
+            let tiles = Tiles {
+                jr: 0..b_panels,
+                ir: 0..a_panels,
+            };
+            let c_block = s.c.block(0, jc, m, nc_cur);
+            macrokernel(
+                s.kernel, s.alpha, a_packed, b_packed, kp, beta_pc, c_block, tiles,
+            );
+        }
+    }
 }
 
 /// `range` in steps of `size` (KC for the k slices, MC for the row blocks), except that the
@@ -1219,7 +1308,7 @@ mod hw_context_tests {
 
 #[cfg(test)]
 mod nest_blocks_tests {
-    use super::nest_blocks;
+    use super::{nest_blocks, slices_outer};
     use crate::cntx::Blocksizes;
     use crate::rntm::Ways;
     use crate::thread::plan::SINGLE;
@@ -1291,5 +1380,34 @@ mod nest_blocks_tests {
         // Never above NC.
         let nc_600 = Blocksizes { nc: 600, ..BLOCKS };
         assert_eq!(nest_blocks(nc_600, (16, 1000), true, 1, SINGLE).nc, 600);
+    }
+
+    #[test]
+    fn slices_go_outside_for_one_thread_with_one_a_block_and_several_column_blocks() {
+        // MC 240, NC 240 (one thread's, `nest_blocks`).
+        let blocks = Blocksizes { nc: 240, ..BLOCKS };
+        // op(B)'s rows contiguous: any block height up to MC.
+        for m in [1, 119, 240] {
+            assert!(slices_outer(blocks, (m, 241), true, SINGLE), "m = {m}");
+        }
+        // op(B)'s columns contiguous: from half of MC.
+        assert!(slices_outer(blocks, (120, 241), false, SINGLE));
+        assert!(slices_outer(blocks, (240, 5000), false, SINGLE));
+        assert!(!slices_outer(blocks, (119, 5000), false, SINGLE));
+        // Not past one A block, nor for one column block, nor on a team.
+        assert!(!slices_outer(blocks, (241, 5000), true, SINGLE));
+        assert!(!slices_outer(blocks, (240, 240), true, SINGLE));
+        assert!(!slices_outer(
+            blocks,
+            (240, 5000),
+            true,
+            Ways { ir: 2, ..SINGLE }
+        ));
+        assert!(!slices_outer(
+            blocks,
+            (240, 5000),
+            true,
+            Ways { jc: 2, ..SINGLE }
+        ));
     }
 }
