@@ -1231,7 +1231,7 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
                     for (op_b, n) in [((Op::T, Storage::Col), 1021), ((Op::N, Storage::Row), 1022)]
                     {
                         seed += 1;
-                        let case = b_rows_case((m, n, 130), op_b, seed);
+                        let case = case_with_b((m, n, 130), op_b, seed);
                         let rntm = seed.is_multiple_of(3).then_some(&two);
                         match letter {
                             's' => run_case::<f32>(cntx, rntm, &case, seed as u64),
@@ -1246,9 +1246,10 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
     }
 }
 
-/// An m×n×k case whose op(B) has contiguous rows (`op_b`: op and storage of B), with op(A),
-/// C's storage and the alpha/beta classes taken from `seed`, and NaN in C under beta = 0.
-fn b_rows_case((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), seed: usize) -> Case {
+/// An m×n×k case with B's op and storage `op_b` (the tests that use it pick op(B)'s
+/// contiguous rows or columns), op(A), C's storage and the alpha/beta classes taken from
+/// `seed`, and NaN in C under beta = 0.
+fn case_with_b((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), seed: usize) -> Case {
     let case = Case {
         op_a: Op::ALL[seed % Op::ALL.len()],
         op_b,
@@ -1260,6 +1261,56 @@ fn b_rows_case((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), se
     Case {
         nan_in_c: case.beta == ScalarClass::Zero,
         ..case
+    }
+}
+
+/// op(B) with contiguous columns (NN, TN and conjugated) that the sup path would read in
+/// runs shorter than a page, k split for A's sake, over C past
+/// `SupLimits::max_c_bytes_with_short_b_runs`: the loop nest takes it. On each configuration
+/// as it is (haswell's 512 KiB: C of 512 bytes a column, 1030 columns, A split at k = 1100)
+/// and with the limit 0 and A split from 16 KiB (smaller problems: 40–100 rows, k = 600).
+/// Every dtype and op(A), C's three storages, every alpha/beta class (NaN in C under
+/// beta = 0), one thread and two, against the reference.
+#[test]
+fn short_runs_of_b_columns_go_to_the_loop_nest() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+            continue;
+        };
+        let forced = full.clone().with_sup_limits(SupLimits {
+            k_block_bytes: 16 << 10,
+            max_c_bytes_with_short_b_runs: 0,
+            ..limits
+        });
+        let mut seed = 29_000usize;
+        let b_columns = [
+            (Op::N, Storage::Col),
+            (Op::T, Storage::Row),
+            (Op::C, Storage::Row),
+        ];
+        for_each_dtype(&mut |_, letter| {
+            let size = match letter {
+                's' => 4,
+                'z' => 16,
+                _ => 8,
+            };
+            let mut shapes = vec![(&full, (512 / size, 1030, 1100))];
+            shapes.extend([40, 100].map(|m| (&forced, (m, 300, 600))));
+            for (cntx, shape) in shapes {
+                for op_b in b_columns {
+                    seed += 1;
+                    let case = case_with_b(shape, op_b, seed);
+                    let rntm = seed.is_multiple_of(3).then_some(&two);
+                    match letter {
+                        's' => run_case::<f32>(cntx, rntm, &case, seed as u64),
+                        'd' => run_case::<f64>(cntx, rntm, &case, seed as u64),
+                        'c' => run_case::<c32>(cntx, rntm, &case, seed as u64),
+                        _ => run_case::<c64>(cntx, rntm, &case, seed as u64),
+                    }
+                }
+            }
+        });
     }
 }
 
@@ -1278,7 +1329,7 @@ fn few_rows_with_a_large_b_of_contiguous_rows() {
         for m in [1, 5, 8, 64, 128, 129] {
             for op_b in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
                 seed += 1;
-                let case = b_rows_case((m, 1030, 1030), op_b, seed);
+                let case = case_with_b((m, 1030, 1030), op_b, seed);
                 let rntm = seed.is_multiple_of(3).then_some(&two);
                 run_case::<f32>(&full, rntm, &case, seed as u64);
                 let case = Case { k: 520, ..case };
