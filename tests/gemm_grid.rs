@@ -1266,9 +1266,10 @@ fn case_with_b((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), se
 
 /// op(B) with contiguous columns (NN, TN and conjugated) that the sup path would read in
 /// runs shorter than a page, k split for A's sake, over C past
-/// `SupLimits::max_c_bytes_with_short_b_runs`: the loop nest takes it. On each configuration
-/// as it is (haswell's 512 KiB: C of 512 bytes a column, 1030 columns, A split at k = 1100)
-/// and with the limit 0 and A split from 16 KiB (smaller problems: 40–100 rows, k = 600).
+/// `SupLimits::max_c_bytes_with_short_b_runs`: the loop nest takes it (off on every
+/// configuration today, so forced here: the limit 0 and A split from 16 KiB, 40–100 rows,
+/// k = 600). Also each configuration as it is at the size haswell measured (C of 512 bytes
+/// a column, 1030 columns, A split at k = 1100: the sup path there).
 /// Every dtype and op(A), C's three storages, every alpha/beta class (NaN in C under
 /// beta = 0), one thread and two, against the reference.
 #[test]
