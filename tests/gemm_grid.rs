@@ -1233,16 +1233,21 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
                         seed += 1;
                         let case = case_with_b((m, n, 130), op_b, seed);
                         let rntm = seed.is_multiple_of(3).then_some(&two);
-                        match letter {
-                            's' => run_case::<f32>(cntx, rntm, &case, seed as u64),
-                            'd' => run_case::<f64>(cntx, rntm, &case, seed as u64),
-                            'c' => run_case::<c32>(cntx, rntm, &case, seed as u64),
-                            _ => run_case::<c64>(cntx, rntm, &case, seed as u64),
-                        }
+                        run_case_of(letter, cntx, rntm, &case, seed as u64);
                     }
                 }
             });
         }
+    }
+}
+
+/// [`run_case`] for the dtype whose BLAS letter is `letter` (s, d, c, z).
+fn run_case_of(letter: char, cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64) {
+    match letter {
+        's' => run_case::<f32>(cntx, rntm, case, seed),
+        'd' => run_case::<f64>(cntx, rntm, case, seed),
+        'c' => run_case::<c32>(cntx, rntm, case, seed),
+        _ => run_case::<c64>(cntx, rntm, case, seed),
     }
 }
 
@@ -1303,12 +1308,7 @@ fn short_runs_of_b_columns_go_to_the_loop_nest() {
                     seed += 1;
                     let case = case_with_b(shape, op_b, seed);
                     let rntm = seed.is_multiple_of(3).then_some(&two);
-                    match letter {
-                        's' => run_case::<f32>(cntx, rntm, &case, seed as u64),
-                        'd' => run_case::<f64>(cntx, rntm, &case, seed as u64),
-                        'c' => run_case::<c32>(cntx, rntm, &case, seed as u64),
-                        _ => run_case::<c64>(cntx, rntm, &case, seed as u64),
-                    }
+                    run_case_of(letter, cntx, rntm, &case, seed as u64);
                 }
             }
         });

@@ -870,8 +870,8 @@ fn gemm_thread<A: GemmPair<B>, B: Element>(s: &Shared<A, B>, tid: usize) -> Resu
 /// back to L2 from the source each time; outside, each slice is packed once and stays in L2
 /// while the column blocks pass, at the price of a pass over C per slice. Measured on a
 /// Zen 3 (session 50, one thread, GFLOPS ratio outside/inside, `blasbench --interleave
-/// call`): dgemm NN 128–240×2048×2048 1.04–1.11, 200×600×600 1.06–1.07, NT 32–240 rows
-/// 1.03–1.11; sgemm NN 176–240 rows 1.08–1.13, NT 1.05–1.15; cgemm NN 128–160 rows
+/// call`): dgemm NN 128–240×2048×2048 1.04–1.11, 200×600×600 1.03–1.07, NT 32–240 rows
+/// 1.00–1.11; sgemm NN 176–240 rows 1.08–1.13, NT 1.05–1.15; cgemm NN 128–160 rows
 /// 1.02–1.06, zgemm NN 96×2048×1024 1.09. Shorter blocks with op(B)'s columns contiguous
 /// read level or lost: dgemm NN 100×4096×1000 0.95, sgemm NN 32×2048×2048 0.96–0.99
 /// (`docs/Performance.md`, "k slices outside the column blocks").
