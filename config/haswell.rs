@@ -92,17 +92,6 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // cgemm 64×2048×256 1.84, zgemm 32×512×256 1.76, none lost (docs/Performance.md, "B's
     // rows in few L1 sets").
     max_b_bytes_with_rows_in_few_sets: 384 << 10,
-    // Off: session 50 (the Zen 3, sup → loop nest, GFLOPS ratio) measured 512 KiB. One
-    // thread, NN and TN, gained: sgemm 100×4096×1000 1.19–1.44, 128×2048×1000 1.14–1.26,
-    // 64×4096×2048 1.13, dgemm 64×2048×2048 1.21–1.24, 64×4096×1000 1.15–1.34, 48×4096×2048
-    // 1.24–1.29, the rest level; at 512 KiB and below, and with runs of a page or more, the
-    // loop nest lost (sgemm 64×512×2048 0.83, dgemm 32×4096×2048 0.85). But two threads,
-    // where the rule must apply too (results do not depend on the threads), lost: dgemm
-    // 32×4096×1100 0.69–0.74, 64×4096×1000 0.90–0.95, sgemm 64×4096×2048 0.83–0.92 (only
-    // sgemm 100×4096×1000 gained, 1.14–1.18), presumably because a team's loop nest keeps
-    // the context's NC and walks k inside its column blocks (docs/Performance.md, "Short
-    // runs of B's columns").
-    max_c_bytes_with_short_b_runs: usize::MAX,
     // Session 39 (the Zen 3, 1 MiB L2; `cblas_{s,d}gemm` TN, one thread, by blocks against
     // copied whole): dgemm 64×64×4096 1.11–1.64, 64×32×8192 1.49–2.07, 32×64×4096
     // 1.06–1.09, 48×200×4096 1.09–1.19, 128×{64,128}×2048 0.99–1.01, 200×16×4096 0.94–1.02;

@@ -101,8 +101,6 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_b_bytes_with_rows_contiguous: usize::MAX,
     // Not measured on AVX-512 hardware (session 49's machine has none).
     max_b_bytes_with_rows_in_few_sets: usize::MAX,
-    // Not measured on skx (session 50 measured haswell's on a Zen 3).
-    max_c_bytes_with_short_b_runs: usize::MAX,
     // Session 41 (a Zen 4, one thread, docs/Performance.md "op(A) by blocks on skx"): from
     // 1 MiB, dgemm TN and TT 64×64×4096, 32×32×8192, 128×128×2048, 64×32×8192, 96×96×4096,
     // 200×200×2048 gained 1.14–1.74×, sgemm 1.04–1.25×; sgemm with fewer rows than MR lost

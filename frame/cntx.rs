@@ -113,13 +113,6 @@ pub struct SupLimits {
     /// in place, a column panel's lines of B fall into those few sets of the L1 and the L2,
     /// so every row tile fetches them from L3 again (`usize::MAX`: never).
     pub max_b_bytes_with_rows_in_few_sets: usize,
-    /// Where the sup path would split k (`k_block_bytes`) into blocks shorter than a page of
-    /// an op(B) with contiguous columns (NN, TN: kb·size under 4 KiB), the largest C
-    /// (m·n·size, bytes) it still takes; a larger C goes to the loop nest. Each k block reads
-    /// every column of B in a short run, from L3 or memory once B is large, and C is updated
-    /// once per block, where the loop nest packs each A slice once (one thread, one A block:
-    /// `gemm::slices_outer`) and B in order (`usize::MAX`: never).
-    pub max_c_bytes_with_short_b_runs: usize,
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
     /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem
     /// whose B is not conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in

@@ -470,8 +470,8 @@ fn transpose_rows<T: Element>(
     let row = |i: usize| a.as_ptr().wrapping_offset((first + i) as isize * rs);
     // Whole f32 panels of 6 rows go through a stack tile where there is a packing kernel
     // (`transpose_narrow`); other panels less than 8 tall by `interleave_panel`.
-    let narrow_f32 = transpose.is_some() && rows == 6 && mr == 6 && size_of::<T>() == 4;
-    if rows < B && !narrow_f32 {
+    let narrow_f32 = transpose.filter(|_| rows == 6 && mr == 6 && size_of::<T>() == 4);
+    if rows < B && narrow_f32.is_none() {
         interleave_panel(a, first, rows, mr, dst);
         conj_panel_rows(a.is_conj(), rows, mr, dst);
         return;
@@ -504,7 +504,7 @@ fn transpose_rows<T: Element>(
             }
         }
     }
-    if narrow_f32 && let Some(t) = transpose {
+    if let Some(t) = narrow_f32 {
         transpose_narrow::<T, 6>(a, first, dst, t);
     }
     // k's remainder past the whole blocks.

@@ -1269,52 +1269,6 @@ fn case_with_b((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), se
     }
 }
 
-/// op(B) with contiguous columns (NN, TN and conjugated) that the sup path would read in
-/// runs shorter than a page, k split for A's sake, over C past
-/// `SupLimits::max_c_bytes_with_short_b_runs`: the loop nest takes it (off on every
-/// configuration today, so forced here: the limit 0 and A split from 16 KiB, 40–100 rows,
-/// k = 600). Also each configuration as it is at the size haswell measured (C of 512 bytes
-/// a column, 1030 columns, A split at k = 1100: the sup path there).
-/// Every dtype and op(A), C's three storages, every alpha/beta class (NaN in C under
-/// beta = 0), one thread and two, against the reference.
-#[test]
-fn short_runs_of_b_columns_go_to_the_loop_nest() {
-    let two = Rntm::new().with_num_threads(2).unwrap();
-    for (full, _) in contexts_with_tiny_blocks() {
-        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
-            continue;
-        };
-        let forced = full.clone().with_sup_limits(SupLimits {
-            k_block_bytes: 16 << 10,
-            max_c_bytes_with_short_b_runs: 0,
-            ..limits
-        });
-        let mut seed = 29_000usize;
-        let b_columns = [
-            (Op::N, Storage::Col),
-            (Op::T, Storage::Row),
-            (Op::C, Storage::Row),
-        ];
-        for_each_dtype(&mut |_, letter| {
-            let size = match letter {
-                's' => 4,
-                'z' => 16,
-                _ => 8,
-            };
-            let mut shapes = vec![(&full, (512 / size, 1030, 1100))];
-            shapes.extend([40, 100].map(|m| (&forced, (m, 300, 600))));
-            for (cntx, shape) in shapes {
-                for op_b in b_columns {
-                    seed += 1;
-                    let case = case_with_b(shape, op_b, seed);
-                    let rntm = seed.is_multiple_of(3).then_some(&two);
-                    run_case_of(letter, cntx, rntm, &case, seed as u64);
-                }
-            }
-        });
-    }
-}
-
 /// C of few rows (1–129) whose op(B) has contiguous rows and is past haswell's 4 MiB
 /// (`SupLimits::max_b_bytes_with_rows_contiguous`): packed by the loop nest there, with B
 /// blocks of an A block's size and k sliced a quarter of KC deep, since every A team's rows

@@ -66,8 +66,7 @@ use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
     PACK_A_ONLY_MAX_THREADS, TRANSPOSED_MIN_K, gemm_sup, gemm_sup_a_by_blocks, gemm_sup_packed_a,
-    gemm_sup_team, packs_only_a, splits_b_columns_into_short_runs, splits_k_over_large_c,
-    sup_takes_b,
+    gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_takes_b,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -469,7 +468,6 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && sup.suits(shape.0, shape.1, shape.2, a_col_stride)
         && sup_takes_b(b)
         && !sup.packs_b_with_rows_contiguous(shape.0, b)
-        && !splits_b_columns_into_short_runs(sup, shape.0, b)
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
             && may_pack_only_a(sup, b, kernel.blocksizes()))
     {

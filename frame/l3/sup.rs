@@ -38,7 +38,7 @@
 use std::mem::MaybeUninit;
 use std::ops::Range;
 
-use crate::cntx::{Blocksizes, PACKED_B_MIN_ROW_TILES, PackAOnly, SupKernel};
+use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{SupUkr, SupUkrArgs, TransposeUkr};
 use crate::l3::blocks::{run_on_blocks_of_c, run_on_row_blocks_with_scratch};
@@ -983,26 +983,6 @@ pub(crate) fn splits_k_over_large_c<A: Element, B: Element>(
         && a_k_block(m, k, size_of::<A>(), limits.k_block_bytes).is_some_and(|kc| kc < k)
 }
 
-/// Whether the sup path would read the contiguous columns of `b`, op(B), in runs shorter
-/// than a page, k split into blocks for A's sake, over a C of m rows larger than
-/// `SupLimits::max_c_bytes_with_short_b_runs`: the problem then goes to the loop nest. Only
-/// for C of at least [`PACKED_B_MIN_ROW_TILES`] row tiles: sgemm NN 48×4096×2048 (three)
-/// gained 1.06–1.20 on one thread but lost 0.79–0.84 on two.
-pub(crate) fn splits_b_columns_into_short_runs<A: Element, B: Element>(
-    sup: &SupKernel<A, B>,
-    m: usize,
-    b: &MatRef<B>,
-) -> bool {
-    let limits = sup.limits();
-    let (k, n) = (b.nrows(), b.ncols());
-    let c_bytes = m.saturating_mul(n).saturating_mul(size_of::<A::Acc>());
-    c_bytes > limits.max_c_bytes_with_short_b_runs
-        && m >= PACKED_B_MIN_ROW_TILES * sup.tile().0
-        && b.row_stride() == 1
-        && a_k_block(m, k, size_of::<A>(), limits.k_block_bytes)
-            .is_some_and(|kc| kc < k && kc * size_of::<B>() < PAGE_BYTES)
-}
-
 /// The most that [`packs_only_a`]'s shortest k (KC/2) can be. With dgemm's KC doubled to 768
 /// in session 32, KC/2 would have sent dgemm k = 256…383 to the loop nest (2000×2000×256
 /// −1.4 %, 1000×1000×300 −3 %). A flat 256 for every dtype lost elsewhere: sgemm k = 192…255
@@ -1152,7 +1132,7 @@ mod tests {
     use super::{
         LINE_ALIGNED_MIN_TILES, SupBlocks, a_k_block, b_k_block, b_spreads_over_l1,
         columns_spread_over_l1, first_tile_rows, gemm_sup, packs_only_a, prefetches_b_rows,
-        splits_b_columns_into_short_runs, splits_k_over_large_c, sup_blocks,
+        splits_k_over_large_c, sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, SupKernel, SupLimits};
@@ -1330,44 +1310,11 @@ mod tests {
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
         max_b_bytes_with_rows_in_few_sets: usize::MAX,
-        max_c_bytes_with_short_b_runs: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
         in_place_a_by_blocks_min_bytes: usize::MAX,
         in_place_a_by_blocks_min_col_bytes: usize::MAX,
     };
-
-    #[test]
-    fn short_runs_of_b_columns_over_a_large_c_go_to_the_loop_nest() {
-        // k blocks of A's 256 KiB slices (f64): 128 rows split k = 1000 into blocks of 250
-        // (2000-byte runs of each column of B), 64 rows split k = 1100 into blocks of 367
-        // (2936 bytes) and k = 2048 into blocks of 512 (4096 bytes: a page).
-        let sup = kernel_with(SupLimits {
-            max_c_bytes_with_short_b_runs: 512 << 10,
-            ..LIMITS
-        });
-        let data = vec![0.0f64; 2048 * 1100];
-        let b = |k: usize, n: usize| MatRef::col_major(&data[..k * n], k, n, k).unwrap();
-        // Runs under a page, C past 512 KiB (128×513 f64): the loop nest; C of 512 KiB
-        // exactly stays.
-        assert!(splits_b_columns_into_short_runs(&sup, 128, &b(1000, 513)));
-        assert!(!splits_b_columns_into_short_runs(&sup, 128, &b(1000, 512)));
-        assert!(splits_b_columns_into_short_runs(&sup, 64, &b(1100, 1025)));
-        // Runs of a page, or k not split (A of 64×1000 f64 is within two slices), stay.
-        assert!(!splits_b_columns_into_short_runs(&sup, 64, &b(2048, 1025)));
-        assert!(!splits_b_columns_into_short_runs(&sup, 64, &b(1000, 2048)));
-        // op(B)'s rows contiguous: not this rule.
-        let bt = MatRef::col_major(&data[..1000 * 1024], 1024, 1000, 1024)
-            .unwrap()
-            .t();
-        assert!(!splits_b_columns_into_short_runs(&sup, 128, &bt));
-        // usize::MAX: never.
-        assert!(!splits_b_columns_into_short_runs(
-            &kernel_with(LIMITS),
-            128,
-            &b(1000, 1024)
-        ));
-    }
 
     /// A 16×12 f64 sup kernel with `limits`, only ever asked about them.
     fn kernel_with(limits: SupLimits) -> SupKernel<f64, f64> {

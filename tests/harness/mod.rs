@@ -263,7 +263,6 @@ pub fn no_sup_limits() -> SupLimits {
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
         max_b_bytes_with_rows_in_few_sets: usize::MAX,
-        max_c_bytes_with_short_b_runs: usize::MAX,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
         in_place_a_by_blocks_min_bytes: usize::MAX,
