@@ -208,6 +208,13 @@ mod tests {
 
     /// Installs a `size`-byte alternate stack on the calling thread (leaked).
     fn install_alt_stack(size: usize) {
+        assert!(
+            try_install_alt_stack(size),
+            "sigaltstack refused {size} bytes"
+        );
+    }
+
+    fn try_install_alt_stack(size: usize) -> bool {
         let memory = Vec::leak(vec![0u8; size]);
         let stack = libc::stack_t {
             ss_sp: memory.as_mut_ptr().cast(),
@@ -215,15 +222,30 @@ mod tests {
             ss_size: size,
         };
         // SAFETY: leaked memory of `size` bytes, valid forever.
-        let ret = unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) };
-        assert_eq!(ret, 0);
+        unsafe { libc::sigaltstack(&stack, std::ptr::null_mut()) == 0 }
+    }
+
+    /// Installs the smallest alternate stack Linux accepts (MINSIGSTKSZ, or more where the
+    /// process may use large state: once a thread of it holds the AMX permission, as other
+    /// tests' calls may have asked on an AMX machine, Linux refuses stacks too small for a
+    /// signal frame with tiles) and returns its size, which is still smaller than needed.
+    fn install_too_small_alt_stack() -> usize {
+        let mut size = libc::MINSIGSTKSZ;
+        while !try_install_alt_stack(size) {
+            size *= 2;
+            assert!(
+                size < alt_stack_size_needed(),
+                "sigaltstack refused every size too small for tile state"
+            );
+        }
+        size
     }
 
     #[test]
     fn a_too_small_alternate_stack_on_the_calling_thread_is_enlarged_and_the_request_retried() {
         std::thread::spawn(|| {
-            install_alt_stack(libc::MINSIGSTKSZ);
-            assert_eq!(alt_stack_size(), Some(libc::MINSIGSTKSZ));
+            let small = install_too_small_alt_stack();
+            assert_eq!(alt_stack_size(), Some(small));
             request_tile_permission(strict_kernel).unwrap();
             assert_eq!(alt_stack_size(), Some(alt_stack_size_needed()));
         })
@@ -234,7 +256,7 @@ mod tests {
     #[test]
     fn enospc_after_the_fix_is_blamed_on_another_thread() {
         std::thread::spawn(|| {
-            install_alt_stack(libc::MINSIGSTKSZ);
+            install_too_small_alt_stack();
             let before = REQUESTS.load(Ordering::SeqCst);
             let why = request_tile_permission(blocked_kernel).unwrap_err();
             assert_eq!(REQUESTS.load(Ordering::SeqCst) - before, 2, "one retry");

@@ -1263,7 +1263,17 @@ mod hw_context_tests {
     #[test]
     fn a_held_context_is_not_set_again_and_a_different_one_is_restored() {
         use std::sync::atomic::AtomicUsize;
+        // Counters of its own: the test above counts `set` calls across a team, and the two
+        // run side by side.
+        static HELD_SETS: AtomicUsize = AtomicUsize::new(0);
         static OTHER_SETS: AtomicUsize = AtomicUsize::new(0);
+        unsafe fn held_set() {
+            assert!(!TILES_SET.replace(true), "set twice without a release");
+            HELD_SETS.fetch_add(1, Ordering::SeqCst);
+        }
+        unsafe fn held_release() {
+            assert!(TILES_SET.replace(false), "released without a set");
+        }
         unsafe fn other_set() {
             OTHER_SETS.fetch_add(1, Ordering::SeqCst);
         }
@@ -1273,14 +1283,17 @@ mod hw_context_tests {
             let (held, other) = unsafe {
                 let base = Cntx::generic_with_test_dgemm(stateful_ukr, false).dgemm;
                 (
-                    base.with_hw_context(HwContext { set, release }),
+                    base.with_hw_context(HwContext {
+                        set: held_set,
+                        release: held_release,
+                    }),
                     base.with_hw_context(HwContext {
                         set: other_set,
                         release: other_release,
                     }),
                 )
             };
-            let sets = || SETS.load(Ordering::SeqCst);
+            let sets = || HELD_SETS.load(Ordering::SeqCst);
             held.hold_hw_context();
             let after_hold = sets();
             assert!(TILES_SET.get());
