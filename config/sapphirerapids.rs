@@ -1,7 +1,9 @@
 //! `sapphirerapids`: Xeons with AMX (Sapphire Rapids and later), chosen by CPU features and
 //! Linux's permission for tile data. The skx context with AMX tile kernels for the three
 //! low-precision pairs: bf16 × bf16 → f32 (`tdpbf16ps`), i8 × i8 and u8 × i8 → i32
-//! (`tdpbssd`, `tdpbusd`); f32, f64 and complex stay on the AVX-512 kernels.
+//! (`tdpbssd`, `tdpbusd`); f32, f64 and complex stay on the AVX-512 kernels, with two
+//! settings retuned for these Xeons' 2 MiB L2 (session 51, on the lent Xeon): dgemm's KC
+//! (`DGEMM_KC`) and sgemm's rule for packing only A (`SGEMM_PACK_A_ONLY`).
 //!
 //! **Tested on hardware, not in CI**: CI and the development machines have no AMX and
 //! run the tile program on the software model (`kernels/sapphirerapids/model.rs`,
@@ -24,7 +26,7 @@
 
 use std::sync::OnceLock;
 
-use crate::cntx::{Blocksizes, Cntx, GemmKernel};
+use crate::cntx::{Blocksizes, Cntx, GemmKernel, PackAOnly, SupLimits};
 use crate::config::{Features, SubConfig, skx};
 use crate::kernels::sapphirerapids::{
     AMX_HW_CONTEXT, gemm_b16_amx_32x32, gemm_i8_amx_32x32, gemm_u8i8_amx_32x32,
@@ -99,11 +101,84 @@ fn context() -> Cntx {
             .with_hw_context(AMX_HW_CONTEXT),
         )
     };
+    let skx = (skx::SKX.context)();
+    let d = skx.dgemm.blocksizes();
+    let sgemm = match skx.sgemm.sup().copied() {
+        Some(sup) => skx.sgemm.with_sup(sup.with_limits(SupLimits {
+            pack_a_only: SGEMM_PACK_A_ONLY,
+            ..sup.limits()
+        })),
+        None => skx.sgemm,
+    };
     Cntx {
         name: "sapphirerapids",
+        sgemm,
+        dgemm: skx.dgemm.with_cache_blocks(DGEMM_KC, d.mc, d.nc),
         bgemm,
         igemm,
         ugemm,
-        ..(skx::SKX.context)()
+        ..skx
+    }
+}
+
+/// dgemm's k block on these Xeons: 512, where skx (tuned on a Zen 4 with 1 MiB of L2) has 768.
+/// With skx's 768, k up to 1024 runs as one slice (`cache_blocks` takes up to a third more),
+/// and the packed A block (MC 256 × 1024 × 8 bytes) fills the whole 2 MiB L2: dgemm 1024³
+/// read 0.67–0.79 of OpenBLAS's SkylakeX kernels in six runs (NN, TN, NT). KC 512 keeps the
+/// A block at 1 MiB. Measured on the lent 16-vCPU Xeon (family 6 model 207), session 51, one
+/// thread, `blasbench --interleave call`, ratio to OpenBLAS, KC 768 → 512 (MC 256): 768³
+/// 0.94 → 1.01, 1024³ 0.71 → 1.06 (TN 0.69 → 1.06), 1280³ 0.94 → 0.92, 2048³ 0.87 → 0.92
+/// (TN 0.94 → 0.97); dgemm 2048³ on 4 threads 0.76 → 0.88, on 8 0.95 → 1.03. As built, in a
+/// slower run: 768³ 0.83 → 0.93, 1024³ 0.67 → 0.88, 3072³ 0.73 → 0.81, but 2048³ 0.77 → 0.71
+/// (docs/Performance.md, "The lent Xeon again"). KC 384 / MC 240, 512 / 192 and 384 / 320
+/// read within a few per cent of 512 / 256; A blocks of 1.5 MiB (512 / 384, 384 / 480) lost
+/// up to a quarter at 512³ and 2048³.
+const DGEMM_KC: usize = 512;
+
+/// sgemm past the sup limits takes the loop nest on these Xeons: packing only A and reading B
+/// in place with the sup kernel (skx's rule where B's columns spread over the L1) lost to it.
+/// Measured on the lent Xeon, session 51, one thread, `blasbench --interleave call`, ratio to
+/// OpenBLAS, skx's rule → the loop nest, three runs: 1000³ 0.93 → 0.93, 1200³ 0.93 → 0.99
+/// and 0.89 → 0.95, 1536³ 0.88 → 0.99, 0.94 → 1.01 and 0.96 → 0.96, 1800³ 0.94 → 1.00 and
+/// 0.92 → 0.97, 2200³ 0.91 → 0.98, 2500³ 0.97 → 0.94 and 0.92 → 0.96, 3000³ 0.89 → 0.95
+/// (docs/Performance.md, "The lent Xeon again"). dgemm keeps skx's rule: the loop nest lost
+/// there (1200³ 1.00 → 0.96, 1536³ 0.94 → 0.86).
+const SGEMM_PACK_A_ONLY: PackAOnly = PackAOnly::Never;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Building the context runs no tile instruction, so this runs on any x86 machine.
+    #[test]
+    fn differs_from_skx_in_the_tile_kernels_dgemm_kc_and_sgemm_pack_a_only() {
+        let (spr, skx) = (context(), (skx::SKX.context)());
+        spr.validate().unwrap();
+        assert_eq!(spr.name, "sapphirerapids");
+        let (d, skx_d) = (spr.dgemm.blocksizes(), skx.dgemm.blocksizes());
+        assert_eq!(
+            d,
+            Blocksizes {
+                kc: DGEMM_KC,
+                ..skx_d
+            }
+        );
+        assert_ne!(skx_d.kc, DGEMM_KC, "else the override is dead");
+        let sup = |c: &Cntx| c.sgemm.sup().unwrap().limits();
+        assert_eq!(
+            sup(&spr),
+            SupLimits {
+                pack_a_only: SGEMM_PACK_A_ONLY,
+                ..sup(&skx)
+            }
+        );
+        assert_ne!(sup(&skx).pack_a_only, SGEMM_PACK_A_ONLY);
+        assert_eq!(spr.sgemm.blocksizes(), skx.sgemm.blocksizes());
+        assert_eq!(spr.sgemm.name(), skx.sgemm.name());
+        assert_eq!(
+            spr.dgemm.sup().unwrap().limits(),
+            skx.dgemm.sup().unwrap().limits()
+        );
+        assert_eq!(spr.bgemm.name(), "sapphirerapids_b16_amx_32x32");
     }
 }

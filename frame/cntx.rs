@@ -238,6 +238,11 @@ impl<A: Element, B: Element> SupKernel<A, B> {
             ..self
         }
     }
+    /// The same kernel used within other limits (for a configuration that shares another's
+    /// kernels on CPUs where other limits measured better: `config/sapphirerapids.rs`).
+    pub const fn with_limits(self, limits: SupLimits) -> Self {
+        SupKernel { limits, ..self }
+    }
     /// The kernel's name.
     pub fn name(&self) -> &'static str {
         self.name
@@ -723,6 +728,21 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     /// The sup kernel, if this entry has one.
     pub fn sup(&self) -> Option<&SupKernel<A, B>> {
         self.sup.as_ref()
+    }
+
+    /// The same entry with other cache blocks (KC, MC, NC); MR×NR belong to the kernel and
+    /// stay. For a configuration that shares another's kernels on CPUs with other caches
+    /// (`config/sapphirerapids.rs`); the blocks are checked when the context is validated.
+    pub const fn with_cache_blocks(self, kc: usize, mc: usize, nc: usize) -> Self {
+        GemmKernel {
+            bs: Blocksizes {
+                kc,
+                mc,
+                nc,
+                ..self.bs
+            },
+            ..self
+        }
     }
 
     /// The same entry with a tall-A kernel for C with few columns and a large A.
