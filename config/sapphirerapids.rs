@@ -140,9 +140,11 @@ const DGEMM_KC: usize = 512;
 /// Measured on the lent Xeon, session 51, one thread, `blasbench --interleave call`, ratio to
 /// OpenBLAS, skx's rule → the loop nest, three runs: 1000³ 0.93 → 0.93, 1200³ 0.93 → 0.99
 /// and 0.89 → 0.95, 1536³ 0.88 → 0.99, 0.94 → 1.01 and 0.96 → 0.96, 1800³ 0.94 → 1.00 and
-/// 0.92 → 0.97, 2200³ 0.91 → 0.98, 2500³ 0.97 → 0.94 and 0.92 → 0.96, 3000³ 0.89 → 0.95
-/// (docs/Performance.md, "The lent Xeon again"). dgemm keeps skx's rule: the loop nest lost
-/// there (1200³ 1.00 → 0.96, 1536³ 0.94 → 0.86).
+/// 0.92 → 0.97, 2200³ 0.91 → 0.98, 2500³ 0.97 → 0.94 and 0.92 → 0.96, 3000³ 0.89 → 0.95.
+/// A fourth, quieter run of this build: 1200³ 0.99 → 0.97, 1536³ 1.00 → 0.99, 1800³
+/// 0.93 → 0.96, so where the machine is quiet the gain is small (docs/Performance.md, "The
+/// lent Xeon again"). dgemm keeps skx's rule: the loop nest lost there (1200³ 1.00 → 0.96,
+/// 1536³ 0.94 → 0.86).
 const SGEMM_PACK_A_ONLY: PackAOnly = PackAOnly::Never;
 
 #[cfg(test)]
