@@ -932,12 +932,7 @@ impl Cntx {
     ) -> Result<Self> {
         let name = self.name;
         let entry = A::kernel_mut(&mut self);
-        entry.bs = Blocksizes {
-            kc,
-            mc,
-            nc,
-            ..entry.bs
-        };
+        *entry = entry.with_cache_blocks(kc, mc, nc);
         entry.validate(name)?;
         Ok(self)
     }

@@ -7,7 +7,7 @@ mod harness;
 
 use harness::{
     Case, Dt, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, gemm_output,
-    no_sup_limits, run_case, same_bits, sup_tile_of,
+    no_sup_limits, run_case, run_case_of, same_bits, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, Ways, c32, c64};
@@ -1238,16 +1238,6 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
                 }
             });
         }
-    }
-}
-
-/// [`run_case`] for the dtype whose BLAS letter is `letter` (s, d, c, z).
-fn run_case_of(letter: char, cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64) {
-    match letter {
-        's' => run_case::<f32>(cntx, rntm, case, seed),
-        'd' => run_case::<f64>(cntx, rntm, case, seed),
-        'c' => run_case::<c32>(cntx, rntm, case, seed),
-        _ => run_case::<c64>(cntx, rntm, case, seed),
     }
 }
 

@@ -17,6 +17,7 @@ mod harness;
 
 use harness::{
     Case, Dt, SCALAR_CLASSES, ScalarClass, bits_equal, gemm_output, no_sup_limits, run_case,
+    run_case_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Cntx, Rntm, TallLimits, Ways, c32, c64};
@@ -72,12 +73,7 @@ const FROM_MEMORY_KC: usize = 3;
 /// Runs `case` on one thread.
 fn run(letter: char, cntx: &Cntx, case: &Case, seed: u64) {
     let one = Rntm::new().with_num_threads(1).unwrap();
-    match letter {
-        's' => run_case::<f32>(cntx, Some(&one), case, seed),
-        'c' => run_case::<c32>(cntx, Some(&one), case, seed),
-        'z' => run_case::<c64>(cntx, Some(&one), case, seed),
-        _ => run_case::<f64>(cntx, Some(&one), case, seed),
-    }
+    run_case_of(letter, cntx, Some(&one), case, seed);
 }
 
 /// The op()s of A that keep it column-stored with its storage (`Storage::Col` for N and R,

@@ -282,6 +282,17 @@ fn tiny_blocks(cntx: Cntx) -> Cntx {
     shrink::<oxblis::c64>(cntx)
 }
 
+/// [`run_case`] for the dtype whose BLAS letter is `letter` (s, d, c, z).
+pub fn run_case_of(letter: char, cntx: &Cntx, rntm: Option<&Rntm>, case: &Case, seed: u64) {
+    match letter {
+        's' => run_case::<f32>(cntx, rntm, case, seed),
+        'd' => run_case::<f64>(cntx, rntm, case, seed),
+        'c' => run_case::<oxblis::c32>(cntx, rntm, case, seed),
+        'z' => run_case::<oxblis::c64>(cntx, rntm, case, seed),
+        other => panic!("no dtype {other}"),
+    }
+}
+
 /// The blocksizes of the dtype with BLAS letter `letter` in `cntx`.
 pub fn blocksizes_of(cntx: &Cntx, letter: char) -> Blocksizes {
     match letter {
