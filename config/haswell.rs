@@ -69,6 +69,14 @@ const SUP_LIMITS: SupLimits = SupLimits {
     k_block_bytes: 128 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,
+    // Session 52 (the Zen 3, 512 KiB L2, one thread, all of C per k block → blocks of 128
+    // KiB, A's slice and C's block each a quarter of the L2; ratio to OpenBLAS): sgemm NN
+    // 100×4096×1000 0.86 → 1.09, 128×2048×1000 0.96 → 1.10, TN 64×4096×2048 1.13 → 1.27;
+    // dgemm NN 48×4096×2048 0.90 → 1.19, 32×4096×1100 1.11 → 1.35; NT level; blocks of
+    // 240–720 columns read alike. Inside row blocks (a tall A) it lost: dgemm NN
+    // 1000×200×1000 0.95–0.97 → 0.90, so those keep all columns (docs/Performance.md, "C in
+    // column blocks where the sup path splits k").
+    c_block_bytes_if_k_split: 128 << 10,
     max_b_k_span_bytes: 2 << 20,
     pack_a_only: PackAOnly::Never,
     // Forced haswell, session 34: 1.07–1.37× as it is up to dgemm m = 18 and sgemm m = 27,

@@ -79,6 +79,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
     far_a_max_n: 64,
     k_block_bytes: 256 << 10,
     max_c_bytes_if_k_split: 512 << 10,
+    // Not measured on AVX-512 hardware (session 52 measured haswell's on a Zen 3).
+    c_block_bytes_if_k_split: usize::MAX,
     max_b_k_span_bytes: 512 << 10,
     pack_a_only: PackAOnly::WhenBSpreadsOverL1,
     // Measured up to 256 bytes (sgemm m = 63, dgemm m = 31): 1.04–1.43× as it is (session 34;

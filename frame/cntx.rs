@@ -82,6 +82,14 @@ pub struct SupLimits {
     /// about half the L2, packing A won; longer k blocks did not close the gap, so the cause
     /// is not pinned down to C's passes (docs/Performance.md; `usize::MAX`: never).
     pub max_c_bytes_if_k_split: usize,
+    /// Where the sup path splits k (`k_block_bytes`) but not A's rows, it walks C in blocks of
+    /// NR-aligned columns holding about this many bytes (rows·columns·size), each block
+    /// through every k block before the next one starts, so that the block is still in L2
+    /// for its next k block and each column of B is read in runs that follow one another;
+    /// otherwise every k block passes over all of C. Tiles and sums are unchanged, so are the
+    /// bits (`usize::MAX`: all of C's columns in one block). A tall A split into row blocks
+    /// as well keeps all columns: each of its slices then serves only one column block.
+    pub c_block_bytes_if_k_split: usize,
     /// The sup path also splits k so that one k block of B, read in place, spans at most
     /// this many bytes along k (kb·|rs_b|·size): every tile walks its block of B, and a
     /// row-stored B with long rows touches a new page each k step, more pages per tile than

@@ -228,6 +228,8 @@ fn one_tile_problems_in_every_orientation() {
 /// makes four), or at most 200 bytes of B along k, so each block's beta is 1 after the first
 /// and k leaves a short last block (and row-stored B every time); sizes either side of the
 /// sup tile, random op()s, storages and scalar classes (beta = 0 with NaN in C included).
+/// The split by A's size also runs with C in column blocks of one panel
+/// (`SupLimits::c_block_bytes_if_k_split` = 1 byte), so n = 3·NR + 2 makes four blocks.
 #[test]
 fn sup_path_with_k_split_into_blocks() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -245,13 +247,18 @@ fn sup_path_with_k_split_into_blocks() {
             max_b_k_span_bytes: 200,
             ..limits
         });
-        for split in [&by_a, &by_b] {
+        let by_a_in_column_blocks = full.clone().with_sup_limits(SupLimits {
+            k_block_bytes: 64,
+            c_block_bytes_if_k_split: 1,
+            ..limits
+        });
+        for split in [&by_a, &by_b, &by_a_in_column_blocks] {
             for_each_dtype(&mut |run, letter| {
                 let (mr, nr) = sup_tile_of(split, letter);
                 let mut rng = Rng::new(53);
                 let mut seed = 9000;
                 for m in [1, 3, mr - 1, mr + 1, 3 * mr + 2] {
-                    for n in [1, nr + 1] {
+                    for n in [1, nr + 1, 3 * nr + 2] {
                         for k in [2, 9, 37, 100, 300] {
                             seed += 1;
                             run(split, &Case::random(&mut rng, m, n, k), seed);

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use harness::{
     Case, Dt, blocksizes_of, contexts_with_tiny_blocks, gemm_output, no_sup_limits, run_case,
-    same_bits,
+    same_bits, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
@@ -189,12 +189,74 @@ fn sup_path_k_blocks_do_not_depend_on_the_team() {
             a_by_blocks_min_copy_bytes: 0,
             ..limits
         });
-        for (cntx, a_transposed) in [(&split, false), (&split, true), (&by_blocks, true)] {
+        // C in column blocks of one panel each (the team's blocks of C are wider).
+        let by_columns = split.clone().with_sup_limits(SupLimits {
+            k_block_bytes: 32 << 10,
+            c_block_bytes_if_k_split: 1,
+            ..limits
+        });
+        for (cntx, a_transposed) in [
+            (&split, false),
+            (&split, true),
+            (&by_blocks, true),
+            (&by_columns, false),
+        ] {
             sup_k_blocks_match_one_thread::<f32>(cntx, &mut rng, a_transposed);
             sup_k_blocks_match_one_thread::<f64>(cntx, &mut rng, a_transposed);
             sup_k_blocks_match_one_thread::<c32>(cntx, &mut rng, a_transposed);
             sup_k_blocks_match_one_thread::<c64>(cntx, &mut rng, a_transposed);
         }
+    }
+}
+
+/// The sup path's column blocks (`SupLimits::c_block_bytes_if_k_split`) only reorder whole
+/// tiles: one thread with C in blocks of one panel computes what it computes with all
+/// columns at once, bit for bit, with k split by A's size (61 rows: k blocks of 134), A read
+/// in place or copied (Aᵀ), for C of 1, 2 and 5 panels and a partial one. Uniform values,
+/// whose sums round (small integers would sum exactly in any order).
+fn column_blocks_keep_the_bits<T: Dt>(whole: &Cntx, by_columns: &Cntx, rng: &mut Rng) {
+    let single = Rntm::new().with_num_threads(1).unwrap();
+    let nr = sup_tile_of(whole, T::LETTER).1;
+    for (seed, n) in [nr, 2 * nr, 5 * nr + 1].into_iter().enumerate() {
+        for a_transposed in [false, true] {
+            let mut case = Case {
+                values: Values::Uniform,
+                ..Case::random(rng, 61, n, 1200)
+            };
+            if a_transposed {
+                (case.op_a, case.st_a) = (Op::T, Storage::Col);
+            }
+            let seed = 800 + seed as u64;
+            let expected = gemm_output::<T>(whole, Some(&single), &case, seed);
+            let got = gemm_output::<T>(by_columns, Some(&single), &case, seed);
+            assert!(
+                same_bits(&got, &expected),
+                "{}gemm in column blocks differs from all columns at once: {case:?}",
+                T::LETTER
+            );
+        }
+    }
+}
+
+#[test]
+fn sup_column_blocks_do_not_change_the_bits() {
+    let mut rng = Rng::new(67);
+    for (full, _) in contexts_with_tiny_blocks() {
+        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+            continue;
+        };
+        let split = |c_block_bytes_if_k_split| {
+            full.clone().with_sup_limits(SupLimits {
+                k_block_bytes: 32 << 10,
+                c_block_bytes_if_k_split,
+                ..limits
+            })
+        };
+        let (whole, by_columns) = (split(usize::MAX), split(1));
+        column_blocks_keep_the_bits::<f32>(&whole, &by_columns, &mut rng);
+        column_blocks_keep_the_bits::<f64>(&whole, &by_columns, &mut rng);
+        column_blocks_keep_the_bits::<c32>(&whole, &by_columns, &mut rng);
+        column_blocks_keep_the_bits::<c64>(&whole, &by_columns, &mut rng);
     }
 }
 

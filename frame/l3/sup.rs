@@ -249,13 +249,15 @@ pub(crate) fn gemm_sup_team<A: GemmPair<B>, B: Element>(
     })?
 }
 
-/// How the sup path walks an m×k A in place: k blocks of `kc` (the last one shorter), and,
-/// within each, rows in blocks of `rows` (MR-aligned), so that the slice of A every NR-wide
-/// panel of C rereads stays in L2.
+/// How the sup path walks an m×k A in place: rows in blocks of `rows` (MR-aligned), so that
+/// the slice of A every NR-wide panel of C rereads stays in L2; within each, columns of C in
+/// blocks of `cols` (NR-aligned, the last one narrower), each through k blocks of `kc` (the
+/// last one shorter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct SupBlocks {
     kc: usize,
     rows: usize,
+    cols: usize,
 }
 
 /// The shortest k block the sup path splits k into for A's sake: a slice of a tall A in L2 is
@@ -274,6 +276,11 @@ const MIN_A_SPLIT_K: usize = 128;
 /// `SupLimits::k_block_bytes`, into k blocks of at least [`MIN_A_SPLIT_K`] (or all of k) and
 /// row blocks whose slice is at most that size, where C has more than one panel (with one,
 /// each slice is read once whatever its shape); B's long rows split k too ([`b_k_block`]).
+/// Where k is split and A's rows are one block, C's columns go in blocks of
+/// `SupLimits::c_block_bytes_if_k_split` ([`column_block`]); with several row blocks they
+/// stay whole, so each slice of A still serves every column. Whatever the blocks, every
+/// tile is the same NR-aligned tile of C and sums the same k blocks in the same order, so
+/// of these choices only `kc` bears on the bits.
 fn sup_blocks<A: Element, B: Element>(sup: &SupKernel<A, B>, m: usize, b: &MatRef<B>) -> SupBlocks {
     let limits = sup.limits();
     let (k, n) = (b.nrows(), b.ncols());
@@ -285,10 +292,33 @@ fn sup_blocks<A: Element, B: Element>(sup: &SupKernel<A, B>, m: usize, b: &MatRe
         Some(kc) => (kc, m),
         None => (k.max(1), m),
     };
+    let kc = even_blocks(k, kc.min(b_k_block(b, limits.max_b_k_span_bytes)));
+    let rows = rows.min(m).max(1);
+    let cols = if kc < k && rows == m {
+        column_block(
+            n,
+            nr,
+            limits.c_block_bytes_if_k_split / (rows * size_of::<A::Acc>()),
+        )
+    } else {
+        n
+    };
     SupBlocks {
-        kc: even_blocks(k, kc.min(b_k_block(b, limits.max_b_k_span_bytes))),
-        rows: rows.min(m).max(1),
+        kc,
+        rows,
+        cols: cols.max(1),
     }
+}
+
+/// The width of the column blocks of [`SupBlocks`] for `n` columns and blocks of at most
+/// `most` columns (at least `nr`): the fewest equal blocks, each a whole number of `nr`-wide
+/// panels but the last.
+fn column_block(n: usize, nr: usize, most: usize) -> usize {
+    let blocks = n.div_ceil(most.max(nr).max(1));
+    if blocks <= 1 {
+        return n;
+    }
+    n.div_ceil(blocks).next_multiple_of(nr.max(1))
 }
 
 /// [`gemm_sup`] once A is readable in place: by the blocks of [`sup_blocks`], tile by tile.
@@ -334,31 +364,34 @@ unsafe fn gemm_sup_a_in_place<A: GemmPair<B>, B: Element>(
         } else {
             sup.tile().0
         };
-        for pc in (0..k).step_by(blocks.kc) {
-            let kb = blocks.kc.min(k - pc);
-            let block = Block {
-                // Row ir of A's slice: rows are adjacent (unit row stride).
-                a: a.wrapping_offset(pc as isize * cs_a),
-                a_row_step: 1,
-                cs_a,
-                b: b.submatrix(pc, 0, kb, n),
-                beta: if pc == 0 { beta } else { A::Acc::one() },
-                first_tile_rows: first,
-            };
-            // SAFETY: as above, for rows row_start..row_end and the k slice pc..pc + kb of
-            // A and B.
-            unsafe {
-                sup_tiles(
-                    sup,
-                    alpha,
-                    &block,
-                    c,
-                    row_start..row_end,
-                    0..n,
-                    false,
-                    prefetch_b,
-                )
-            };
+        for col_start in (0..n).step_by(blocks.cols) {
+            let col_end = n.min(col_start + blocks.cols);
+            for pc in (0..k).step_by(blocks.kc) {
+                let kb = blocks.kc.min(k - pc);
+                let block = Block {
+                    // Row ir of A's slice: rows are adjacent (unit row stride).
+                    a: a.wrapping_offset(pc as isize * cs_a),
+                    a_row_step: 1,
+                    cs_a,
+                    b: b.submatrix(pc, 0, kb, n),
+                    beta: if pc == 0 { beta } else { A::Acc::one() },
+                    first_tile_rows: first,
+                };
+                // SAFETY: as above, for rows row_start..row_end, columns col_start..col_end
+                // and the k slice pc..pc + kb of A and B.
+                unsafe {
+                    sup_tiles(
+                        sup,
+                        alpha,
+                        &block,
+                        c,
+                        row_start..row_end,
+                        col_start..col_end,
+                        false,
+                        prefetch_b,
+                    )
+                };
+            }
         }
     }
 }
@@ -1304,6 +1337,7 @@ mod tests {
         far_a_max_n: 64,
         k_block_bytes: 256 << 10,
         max_c_bytes_if_k_split: 512 << 10,
+        c_block_bytes_if_k_split: usize::MAX,
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::WhenBSpreadsOverL1,
         max_transposed_partial_column_bytes: 256,
@@ -1475,17 +1509,62 @@ mod tests {
         let sup = kernel_with(LIMITS);
         let buf = vec![0.0f64; 4096 * 64];
         let b = |k, n| MatRef::col_major(&buf, k, n, k).unwrap();
-        let blocks = |kc, rows| SupBlocks { kc, rows };
+        let blocks = |kc, rows, cols| SupBlocks { kc, rows, cols };
         // 3000×50 (1.2 MB): all of k (not blocks of 10); with one panel of C, all rows.
-        assert_eq!(sup_blocks(&sup, 3000, &b(50, 5)), blocks(50, 3000));
+        assert_eq!(sup_blocks(&sup, 3000, &b(50, 5)), blocks(50, 3000, 5));
         // More panels: rows whose slice fits 256 KiB (655, in whole tiles).
-        assert_eq!(sup_blocks(&sup, 3000, &b(50, 32)), blocks(50, 640));
+        assert_eq!(sup_blocks(&sup, 3000, &b(50, 32)), blocks(50, 640, 32));
         // 2000×1000: k blocks of 128 at least (8 of 125), rows to match (262 → 256).
-        assert_eq!(sup_blocks(&sup, 2000, &b(1000, 24)), blocks(125, 256));
+        assert_eq!(sup_blocks(&sup, 2000, &b(1000, 24)), blocks(125, 256, 24));
         // 64×4096 (2 MiB): k blocks of 512 hold all 64 rows, as before.
-        assert_eq!(sup_blocks(&sup, 64, &b(4096, 64)), blocks(512, 64));
+        assert_eq!(sup_blocks(&sup, 64, &b(4096, 64)), blocks(512, 64, 64));
         // Small A: one block.
-        assert_eq!(sup_blocks(&sup, 100, &b(100, 64)), blocks(100, 100));
+        assert_eq!(sup_blocks(&sup, 100, &b(100, 64)), blocks(100, 100, 64));
+    }
+
+    #[test]
+    fn where_k_is_split_c_goes_in_column_blocks_of_the_configured_bytes() {
+        let sup = kernel_with(SupLimits {
+            c_block_bytes_if_k_split: 128 << 10,
+            ..LIMITS
+        });
+        let buf = vec![0.0f64; 4096 * 1000];
+        let b = |k, n| MatRef::col_major(&buf[..k * n], k, n, k).unwrap();
+        // 64×4096 A split into k blocks of 512: 128 KiB of 64 f64 rows is 256 columns, so
+        // 1000 columns go in 4 blocks of 252 (21 panels of 12; the last one 244).
+        assert_eq!(
+            sup_blocks(&sup, 64, &b(4096, 1000)),
+            SupBlocks {
+                kc: 512,
+                rows: 64,
+                cols: 252
+            }
+        );
+        // 2000 rows in blocks of 256 (k split): all columns at once, each A slice read by all
+        // of them.
+        assert_eq!(
+            sup_blocks(&sup, 2000, &b(1000, 500)),
+            SupBlocks {
+                kc: 125,
+                rows: 256,
+                cols: 500
+            }
+        );
+        // k not split: all columns at once, whatever C's size.
+        assert_eq!(sup_blocks(&sup, 100, &b(100, 1000)).cols, 1000);
+        // Fewer columns than one block holds: one block.
+        assert_eq!(sup_blocks(&sup, 64, &b(4096, 200)).cols, 200);
+    }
+
+    #[test]
+    fn column_blocks_are_whole_panels_and_even() {
+        assert_eq!(super::column_block(1000, 12, 256), 252);
+        assert_eq!(super::column_block(4096, 6, 327), 318);
+        // At least one panel a block, however few bytes are allowed.
+        assert_eq!(super::column_block(100, 12, 1), 12);
+        // One block: exactly n.
+        assert_eq!(super::column_block(100, 12, 100), 100);
+        assert_eq!(super::column_block(0, 12, 100), 0);
     }
 
     #[test]

@@ -257,6 +257,7 @@ pub fn no_sup_limits() -> SupLimits {
         far_a_max_n: 0,
         k_block_bytes: 0,
         max_c_bytes_if_k_split: usize::MAX,
+        c_block_bytes_if_k_split: usize::MAX,
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Never,
         max_transposed_partial_column_bytes: 0,
