@@ -49,7 +49,14 @@ const MIN_WORK_PER_THREAD: usize = 1 << 18;
 /// NN from 384³ (96–110 against 98–103) but lost with NT (512³ 58–62 against 73–81) and for
 /// dgemm (256³ 31–47 against 35–48), and the rule that picks it does not tell B's layouts
 /// apart finely enough here.
-/// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB).
+/// k blocks as in skx, but sized for the smaller L2 of AVX2 CPUs (256–512 KiB): 128 KiB, a
+/// guess, until session 52 measured on a Zen 3 with 512 KiB (C already in column blocks of
+/// 128 KiB; one thread, ratio to OpenBLAS, two runs, 128 → 160 KiB): dgemm NN 48×4096×2048
+/// 1.06–1.17 → 1.13–1.29, 40×1000×1000 1.16–1.30 → 1.35–1.40, TN 48×4096×2048 1.09–1.16 →
+/// 1.27–1.29; sgemm NN level or better (80×1000×1000 1.17 → 1.16–1.24), but TN 48×2048×2048
+/// 1.04–1.09 → 0.90–1.02. 192 KiB leaves an A of up to 384 KiB whole, three quarters of
+/// the L2, and sgemm TN 48×4096×2048 then read anywhere from 0.65 to 1.58 from one process
+/// to the next (docs/Performance.md, "C in column blocks").
 /// B with long rows (row-stored, NT) is walked in k blocks spanning at most 2 MiB (forced
 /// haswell, sgemm NT 16×4096×4096 21 → 64 GFLOPS, 64×4096×1024 35 → 66, dgemm 11 → 27,
 /// the rest level or better; 512 KiB, skx's value, lost up to 19 % on dgemm
@@ -66,11 +73,11 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_bytes: 4 << 20,
     far_a_min_n: 4,
     far_a_max_n: 64,
-    k_block_bytes: 128 << 10,
+    k_block_bytes: 160 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,
     // Session 52 (the Zen 3, 512 KiB L2, one thread, all of C per k block → blocks of 128
-    // KiB, A's slice and C's block each a quarter of the L2; ratio to OpenBLAS): sgemm NN
+    // KiB, with A's slices of 128 KiB then; ratio to OpenBLAS): sgemm NN
     // 100×4096×1000 0.86 → 1.09, 128×2048×1000 0.96 → 1.10, TN 64×4096×2048 1.13 → 1.27;
     // dgemm NN 48×4096×2048 0.90 → 1.19, 32×4096×1100 1.11 → 1.35; NT level; blocks of
     // 240–720 columns read alike. Inside row blocks (a tall A) it lost: dgemm NN

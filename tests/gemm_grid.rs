@@ -714,8 +714,10 @@ fn few_columns_with_far_apart_columns_of_a_complex() {
 /// each column panel of B before its row tiles (`SupLimits::pack_b_panels_min_k`) where C
 /// has at least four row tiles. m of 64 and 100 (f32) and 32 and 65 (f64) reach that (3 and
 /// 48 rows do not, and stay in place); k = 256, 257 and 600 keep the f64 panel within its
-/// 32 KiB buffer; C of 1, 5, 6, 7, 13 and 64 columns puts partial panels of every width
-/// through the copy. A as is and transposed (copied), every storage of C, every alpha/beta
+/// 32 KiB buffer, and k = 1400 is split into k blocks whose panels fit it (f32 and f64), or,
+/// in place with two or three row tiles (48 rows of f32), into blocks of at most 512
+/// (`sup::b_panel_k_block`); C of 1, 5, 6, 7, 13 and 64 columns puts partial panels of
+/// every width through the copy. A as is and transposed (copied), every storage of C, every alpha/beta
 /// class with NaN in C under beta = 0, on each configuration as is; two threads one case in
 /// five.
 #[test]
@@ -723,7 +725,7 @@ fn row_stored_b_with_its_panels_copied() {
     let grid = FarAGrid {
         first_seed: 19_000,
         ns: &[1, 5, 6, 7, 13, 64],
-        ks: &[256, 257, 600],
+        ks: &[256, 257, 600, 1400],
         ops_a: &[(Op::N, Storage::Col), (Op::T, Storage::Col)],
         ops_b: &[(Op::T, Storage::Col), (Op::N, Storage::Row)],
     };

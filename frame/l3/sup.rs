@@ -275,7 +275,8 @@ const MIN_A_SPLIT_K: usize = 128;
 /// (a block's rows alone would split A less often): A is split when it is more than twice
 /// `SupLimits::k_block_bytes`, into k blocks of at least [`MIN_A_SPLIT_K`] (or all of k) and
 /// row blocks whose slice is at most that size, where C has more than one panel (with one,
-/// each slice is read once whatever its shape); B's long rows split k too ([`b_k_block`]).
+/// each slice is read once whatever its shape); B's long rows split k too ([`b_k_block`]),
+/// and so do the column panels of B that several row tiles reread ([`b_panel_k_block`]).
 /// Where k is split and A's rows are one block, C's columns go in blocks of
 /// `SupLimits::c_block_bytes_if_k_split` ([`column_block`]); with several row blocks they
 /// stay whole, so each slice of A still serves every column. Whatever the blocks, every
@@ -292,7 +293,11 @@ fn sup_blocks<A: Element, B: Element>(sup: &SupKernel<A, B>, m: usize, b: &MatRe
         Some(kc) => (kc, m),
         None => (k.max(1), m),
     };
-    let kc = even_blocks(k, kc.min(b_k_block(b, limits.max_b_k_span_bytes)));
+    let kc = even_blocks(
+        k,
+        kc.min(b_k_block(b, limits.max_b_k_span_bytes))
+            .min(b_panel_k_block(sup, m, b)),
+    );
     let rows = rows.min(m).max(1);
     let cols = if kc < k && rows == m {
         column_block(
@@ -738,24 +743,70 @@ const COPIED_B_MIN_ROW_TILES: usize = 4;
 struct BPanelBuf([MaybeUninit<u8>; B_PANEL_BYTES]);
 
 /// Whether [`sup_tiles`] copies each column panel of `b` (one k block) before its row tiles
-/// (`rows` of C): `SupLimits::pack_b_panels_min_k`, for an op(B) with contiguous rows at
-/// most a page apart (rows further apart are prefetched instead: [`prefetches_b_rows`]),
-/// C of at least [`COPIED_B_MIN_ROW_TILES`] row tiles, and a panel that fits the buffer.
+/// (`rows` of C): [`b_panels_worth_copying`], and a panel that fits the buffer.
 fn copies_b_panels<A: Element, B: Element>(
     sup: &SupKernel<A, B>,
     b: &MatRef<B>,
     rows: usize,
 ) -> bool {
+    b_panels_worth_copying(sup, b, rows)
+        && b.nrows()
+            .saturating_mul(sup.tile().1)
+            .saturating_mul(size_of::<B>())
+            <= B_PANEL_BYTES
+}
+
+/// Whether the column panels of `b` (one k block) are worth copying for `rows` of C, if they
+/// fit the buffer: `SupLimits::pack_b_panels_min_k`, for an op(B) with contiguous rows at
+/// most a page apart (rows further apart are prefetched instead: [`prefetches_b_rows`]),
+/// and C of at least [`COPIED_B_MIN_ROW_TILES`] row tiles.
+fn b_panels_worth_copying<A: Element, B: Element>(
+    sup: &SupKernel<A, B>,
+    b: &MatRef<B>,
+    rows: usize,
+) -> bool {
+    // The compares a small problem fails first, the division last.
+    b_rows_within_a_page(b)
+        && b.nrows() >= sup.limits().pack_b_panels_min_k
+        && !b.is_conj()
+        && rows.div_ceil(sup.tile().0) >= COPIED_B_MIN_ROW_TILES
+}
+
+/// Whether op(B)'s rows are contiguous and apart (a column-major B transposed, or a
+/// row-major B), at most a page.
+fn b_rows_within_a_page<B: Element>(b: &MatRef<B>) -> bool {
+    b.col_stride() == 1
+        && b.row_stride() != 1
+        && b.row_stride().unsigned_abs().saturating_mul(size_of::<B>()) <= PAGE_BYTES
+}
+
+/// A cache line, in bytes.
+const LINE_BYTES: usize = 64;
+
+/// The longest k block [`sup_blocks`] lets B's column panels have, for C of `m` rows, where
+/// the configuration copies B's panels (from `SupLimits::pack_b_panels_min_k` rows) and
+/// several row tiles read each panel: a panel worth copying ([`b_panels_worth_copying`])
+/// must fit the copy's buffer, and one read in place, with B's rows contiguous, at least a
+/// line and at most a page apart, touches a line per row of k, of which a buffer's worth
+/// ([`B_PANEL_BYTES`]) stays in L1 for the next row tile. Otherwise all of k.
+fn b_panel_k_block<A: Element, B: Element>(
+    sup: &SupKernel<A, B>,
+    m: usize,
+    b: &MatRef<B>,
+) -> usize {
     let (mr, nr) = sup.tile();
     let k = b.nrows();
-    // The compares a small problem fails first, the division last.
-    b.col_stride() == 1
+    if b_panels_worth_copying(sup, b, m) {
+        (B_PANEL_BYTES / (nr * size_of::<B>())).max(1)
+    } else if m > mr
         && k >= sup.limits().pack_b_panels_min_k
-        && b.row_stride() != 1
-        && !b.is_conj()
-        && b.row_stride().unsigned_abs().saturating_mul(size_of::<B>()) <= PAGE_BYTES
-        && k.saturating_mul(nr).saturating_mul(size_of::<B>()) <= B_PANEL_BYTES
-        && rows.div_ceil(mr) >= COPIED_B_MIN_ROW_TILES
+        && b_rows_within_a_page(b)
+        && b.row_stride().unsigned_abs() * size_of::<B>() >= LINE_BYTES
+    {
+        B_PANEL_BYTES / LINE_BYTES
+    } else {
+        k
+    }
 }
 
 /// [`sup_tiles`] with each column panel of B (rows contiguous, [`copies_b_panels`]) first
@@ -1554,6 +1605,39 @@ mod tests {
         assert_eq!(sup_blocks(&sup, 100, &b(100, 1000)).cols, 1000);
         // Fewer columns than one block holds: one block.
         assert_eq!(sup_blocks(&sup, 64, &b(4096, 200)).cols, 200);
+    }
+
+    #[test]
+    fn b_panels_reread_by_several_row_tiles_take_k_blocks_that_stay_in_l1() {
+        // 16×12 f64 tiles: a copied panel holds 32 KiB / (12·8) = 341 rows of k.
+        let sup = kernel_with(SupLimits {
+            pack_b_panels_min_k: 256,
+            ..LIMITS
+        });
+        let data = vec![0.0f64; 1000 * 1000];
+        // op(B) = Bᵀ of a column-major n×k B: k×n, rows contiguous, n·8 bytes apart.
+        let bt = |k: usize, n: usize| MatRef::col_major(&data[..n * k], n, k, n).unwrap().t();
+        // Four row tiles: copied, in blocks that fit the buffer.
+        assert_eq!(super::b_panel_k_block(&sup, 64, &bt(1000, 100)), 341);
+        assert_eq!(sup_blocks(&sup, 64, &bt(1000, 100)).kc, 334);
+        // Two row tiles, read in place: 512 lines of B per block.
+        assert_eq!(super::b_panel_k_block(&sup, 32, &bt(1000, 100)), 512);
+        assert_eq!(sup_blocks(&sup, 32, &bt(1000, 100)).kc, 500);
+        // One row tile, k under the configuration's 256, rows more than a page apart, or
+        // op(B)'s columns contiguous: all of k.
+        assert_eq!(super::b_panel_k_block(&sup, 16, &bt(1000, 100)), 1000);
+        assert_eq!(super::b_panel_k_block(&sup, 32, &bt(255, 100)), 255);
+        assert_eq!(super::b_panel_k_block(&sup, 32, &bt(900, 1000)), 900);
+        let b = MatRef::col_major(&data[..1000 * 100], 1000, 100, 1000).unwrap();
+        assert_eq!(super::b_panel_k_block(&sup, 64, &b), 1000);
+        // Rows under a line apart (4 f64): copied with four row tiles, else all of k.
+        assert_eq!(super::b_panel_k_block(&sup, 64, &bt(1000, 4)), 341);
+        assert_eq!(super::b_panel_k_block(&sup, 32, &bt(1000, 4)), 1000);
+        // A configuration that never copies B's panels: all of k.
+        assert_eq!(
+            super::b_panel_k_block(&kernel_with(LIMITS), 64, &bt(1000, 100)),
+            1000
+        );
     }
 
     #[test]
