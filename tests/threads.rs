@@ -154,13 +154,7 @@ fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng, a_transposed
             ir,
         };
         let rntm = Rntm::new().with_ways(ways).unwrap();
-        let mut case = Case {
-            values: Values::Uniform,
-            ..Case::random(rng, 61, 29, 1200)
-        };
-        if a_transposed {
-            (case.op_a, case.st_a) = (Op::T, Storage::Col);
-        }
+        let case = split_k_case(rng, 29, a_transposed);
         let seed = 700 + seed as u64;
         let expected = gemm_output::<T>(cntx, Some(&single), &case, seed);
         let got = gemm_output::<T>(cntx, Some(&rntm), &case, seed);
@@ -209,23 +203,31 @@ fn sup_path_k_blocks_do_not_depend_on_the_team() {
     }
 }
 
+/// A 61×`n`×1200 case with random op()s and storages for the sup path with k split by A's
+/// size (k blocks of 134 at 32 KiB slices of f32), of uniform values, whose sums round
+/// (small integers would sum exactly in any order); with `a_transposed`, op(A) = Aᵀ of a
+/// column-stored A, which the kernel cannot read in place.
+fn split_k_case(rng: &mut Rng, n: usize, a_transposed: bool) -> Case {
+    let mut case = Case {
+        values: Values::Uniform,
+        ..Case::random(rng, 61, n, 1200)
+    };
+    if a_transposed {
+        (case.op_a, case.st_a) = (Op::T, Storage::Col);
+    }
+    case
+}
+
 /// The sup path's column blocks (`SupLimits::c_block_bytes_if_k_split`) only reorder whole
 /// tiles: one thread with C in blocks of one panel computes what it computes with all
-/// columns at once, bit for bit, with k split by A's size (61 rows: k blocks of 134), A read
-/// in place or copied (Aᵀ), for C of 1, 2 and 5 panels and a partial one. Uniform values,
-/// whose sums round (small integers would sum exactly in any order).
+/// columns at once, bit for bit, with k split by A's size ([`split_k_case`]), A read in
+/// place or copied (Aᵀ), for C of 1, 2 and 5 panels and a partial one.
 fn column_blocks_keep_the_bits<T: Dt>(whole: &Cntx, by_columns: &Cntx, rng: &mut Rng) {
     let single = Rntm::new().with_num_threads(1).unwrap();
     let nr = sup_tile_of(whole, T::LETTER).1;
     for (seed, n) in [nr, 2 * nr, 5 * nr + 1].into_iter().enumerate() {
         for a_transposed in [false, true] {
-            let mut case = Case {
-                values: Values::Uniform,
-                ..Case::random(rng, 61, n, 1200)
-            };
-            if a_transposed {
-                (case.op_a, case.st_a) = (Op::T, Storage::Col);
-            }
+            let case = split_k_case(rng, n, a_transposed);
             let seed = 800 + seed as u64;
             let expected = gemm_output::<T>(whole, Some(&single), &case, seed);
             let got = gemm_output::<T>(by_columns, Some(&single), &case, seed);
