@@ -316,14 +316,14 @@ fn sup_blocks<A: Element, B: Element>(sup: &SupKernel<A, B>, m: usize, b: &MatRe
 }
 
 /// The width of the column blocks of [`SupBlocks`] for `n` columns and blocks of at most
-/// `most` columns (at least `nr`): the fewest equal blocks, each a whole number of `nr`-wide
-/// panels but the last.
+/// `most` columns (at least `nr`, which validation keeps at 1 or more): the fewest equal
+/// blocks, each a whole number of `nr`-wide panels but the last.
 fn column_block(n: usize, nr: usize, most: usize) -> usize {
-    let blocks = n.div_ceil(most.max(nr).max(1));
+    let blocks = n.div_ceil(most.max(nr));
     if blocks <= 1 {
         return n;
     }
-    n.div_ceil(blocks).next_multiple_of(nr.max(1))
+    n.div_ceil(blocks).next_multiple_of(nr)
 }
 
 /// [`gemm_sup`] once A is readable in place: by the blocks of [`sup_blocks`], tile by tile.
@@ -757,37 +757,33 @@ fn copies_b_panels<A: Element, B: Element>(
 }
 
 /// Whether the column panels of `b` (one k block) are worth copying for `rows` of C, if they
-/// fit the buffer: `SupLimits::pack_b_panels_min_k`, for an op(B) with contiguous rows at
-/// most a page apart (rows further apart are prefetched instead: [`prefetches_b_rows`]),
-/// and C of at least [`COPIED_B_MIN_ROW_TILES`] row tiles.
+/// fit the buffer: [`b_panels_handled`], and C of at least [`COPIED_B_MIN_ROW_TILES`] row
+/// tiles.
 fn b_panels_worth_copying<A: Element, B: Element>(
     sup: &SupKernel<A, B>,
     b: &MatRef<B>,
     rows: usize,
 ) -> bool {
-    // The compares a small problem fails first, the division last.
-    b_rows_within_a_page(b)
-        && b.nrows() >= sup.limits().pack_b_panels_min_k
-        && !b.is_conj()
-        && rows.div_ceil(sup.tile().0) >= COPIED_B_MIN_ROW_TILES
+    // The division last.
+    b_panels_handled(sup, b) && rows.div_ceil(sup.tile().0) >= COPIED_B_MIN_ROW_TILES
 }
 
-/// Whether op(B)'s rows are contiguous and apart (a column-major B transposed, or a
-/// row-major B), at most a page.
-fn b_rows_within_a_page<B: Element>(b: &MatRef<B>) -> bool {
+/// Whether the configuration's rules for B's column panels apply to `b` (one k block): k
+/// from `SupLimits::pack_b_panels_min_k`, op(B) not conjugated, its rows contiguous and at
+/// most a page apart (rows further apart are prefetched instead: [`prefetches_b_rows`]).
+fn b_panels_handled<A: Element, B: Element>(sup: &SupKernel<A, B>, b: &MatRef<B>) -> bool {
+    // The compares a small problem fails first.
     b.col_stride() == 1
+        && b.nrows() >= sup.limits().pack_b_panels_min_k
         && b.row_stride() != 1
+        && !b.is_conj()
         && b.row_stride().unsigned_abs().saturating_mul(size_of::<B>()) <= PAGE_BYTES
 }
 
-/// A cache line, in bytes.
-const LINE_BYTES: usize = 64;
-
 /// The longest k block [`sup_blocks`] lets B's column panels have, for C of `m` rows, where
-/// the configuration copies B's panels (from `SupLimits::pack_b_panels_min_k` rows) and
-/// several row tiles read each panel: a panel worth copying ([`b_panels_worth_copying`])
-/// must fit the copy's buffer, and one read in place, with B's rows contiguous, at least a
-/// line and at most a page apart, touches a line per row of k, of which a buffer's worth
+/// [`b_panels_handled`] and several row tiles read each panel: a panel worth copying (four
+/// row tiles or more) must fit the copy's buffer, and one read in place, with B's rows at
+/// least a line apart, touches a line per row of k, of which a buffer's worth
 /// ([`B_PANEL_BYTES`]) stays in L1 for the next row tile. Otherwise all of k.
 fn b_panel_k_block<A: Element, B: Element>(
     sup: &SupKernel<A, B>,
@@ -796,14 +792,13 @@ fn b_panel_k_block<A: Element, B: Element>(
 ) -> usize {
     let (mr, nr) = sup.tile();
     let k = b.nrows();
-    if b_panels_worth_copying(sup, b, m) {
+    let line = L1_LINE.unsigned_abs();
+    if m <= mr || !b_panels_handled(sup, b) {
+        k
+    } else if m.div_ceil(mr) >= COPIED_B_MIN_ROW_TILES {
         (B_PANEL_BYTES / (nr * size_of::<B>())).max(1)
-    } else if m > mr
-        && k >= sup.limits().pack_b_panels_min_k
-        && b_rows_within_a_page(b)
-        && b.row_stride().unsigned_abs() * size_of::<B>() >= LINE_BYTES
-    {
-        B_PANEL_BYTES / LINE_BYTES
+    } else if b.row_stride().unsigned_abs() * size_of::<B>() >= line {
+        B_PANEL_BYTES / line
     } else {
         k
     }
