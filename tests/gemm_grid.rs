@@ -717,9 +717,9 @@ fn few_columns_with_far_apart_columns_of_a_complex() {
 /// 32 KiB buffer, and k = 1400 is split into k blocks whose panels fit it (f32 and f64), or,
 /// in place with two or three row tiles (48 rows of f32), into blocks of at most 512
 /// (`sup::b_panel_k_block`); C of 1, 5, 6, 7, 13 and 64 columns puts partial panels of
-/// every width through the copy. A as is and transposed (copied), every storage of C, every alpha/beta
-/// class with NaN in C under beta = 0, on each configuration as is; two threads one case in
-/// five.
+/// every width through the copy. A as is and transposed (copied), every storage of C, every
+/// alpha/beta class with NaN in C under beta = 0, on each configuration as is; two threads
+/// one case in five.
 #[test]
 fn row_stored_b_with_its_panels_copied() {
     let grid = FarAGrid {
