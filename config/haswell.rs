@@ -107,6 +107,11 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // cgemm 64×2048×256 1.84, zgemm 32×512×256 1.76, none lost (docs/Performance.md, "B's
     // rows in few L1 sets").
     max_b_bytes_with_rows_in_few_sets: 384 << 10,
+    // Session 49 measured rows 2–16 KiB apart alike and stopped the rule at 128 rows (past
+    // them level); teams were not measured there, and since session 53 count their row
+    // tiles per thread, as skx measured.
+    min_b_row_stride_bytes_in_few_sets: 0,
+    max_m_with_b_rows_in_few_sets: crate::cntx::PACKED_B_MAX_M,
     // Session 39 (the Zen 3, 1 MiB L2; `cblas_{s,d}gemm` TN, one thread, by blocks against
     // copied whole): dgemm 64×64×4096 1.11–1.64, 64×32×8192 1.49–2.07, 32×64×4096
     // 1.06–1.09, 48×200×4096 1.09–1.19, 128×{64,128}×2048 0.99–1.01, 200×16×4096 0.94–1.02;

@@ -101,8 +101,21 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // reading B in place (dgemm 8×8192×2048 0.44, 16×4096×4096 0.63, sgemm 0.61–0.98),
     // dgemm 128×4096×1024 alone gained (1.23).
     max_b_bytes_with_rows_contiguous: usize::MAX,
-    // Not measured on AVX-512 hardware (session 49's machine has none).
-    max_b_bytes_with_rows_in_few_sets: usize::MAX,
+    // Session 53 (a Zen 4, NT and TT, one thread, in place → loop nest, ratio to OpenBLAS):
+    // B's rows 16–64 KiB apart read in place ran 0.25–0.5 of OpenBLAS from 8 row tiles
+    // (dgemm 128×8192×128 0.26 → 1.52, 256×8192×1024 0.25 → 1.23, 192×8192×128 0.24 →
+    // 1.46, 256×4096×256 0.47–0.69 → 1.29; sgemm 256×8192×128 0.38 → 1.10, 512×8192×64 0.43 →
+    // 1.10, 512×4096×256 0.67 → 1.05; TT dgemm 256×8192×128 0.31 → 1.42; zgemm 128×8192×128
+    // 0.51 → 1.14, cgemm 0.75–0.79 → 1.14), and from 4 gained less (dgemm 64×8192×128 1.12 →
+    // 1.52, 128×4096×1024 1.21 → 1.44). Rows 8 KiB apart lost packed at 4–8 row tiles
+    // (dgemm 64×1024×1024 1.63 → 1.45, sgemm 128×2048×1000 1.17 → 1.11), 12 KiB gained in
+    // dgemm (256×3072×512 0.93 → 1.28, 128×3072×512 1.22 → 1.42; 64×1536×1024 1.59 → 1.52)
+    // and was level in sgemm. 128 KiB lost where B was 384 KiB (dgemm 128×4096×12 1.23 →
+    // 1.12), 1 MiB kept 256×8192×16 in place (0.75 against 1.57). No limit on m (measured to
+    // 512 rows; past the sup path's 4 MiB of A the loop nest runs anyway).
+    max_b_bytes_with_rows_in_few_sets: 384 << 10,
+    min_b_row_stride_bytes_in_few_sets: 12 << 10,
+    max_m_with_b_rows_in_few_sets: usize::MAX,
     // Session 41 (a Zen 4, one thread, docs/Performance.md "op(A) by blocks on skx"): from
     // 1 MiB, dgemm TN and TT 64×64×4096, 32×32×8192, 128×128×2048, 64×32×8192, 96×96×4096,
     // 200×200×2048 gained 1.14–1.74×, sgemm 1.04–1.25×; sgemm with fewer rows than MR lost

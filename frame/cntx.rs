@@ -116,11 +116,17 @@ pub struct SupLimits {
     /// once in order (`usize::MAX`: never).
     pub max_b_bytes_with_rows_contiguous: usize,
     /// The same for an op(B) whose contiguous rows crowd a few of the L1's sets (their
-    /// stride a multiple of 1 KiB or so: `sup::columns_spread_over_l1` fails), for a C of at
-    /// least [`PACKED_B_MIN_ROW_TILES`] row tiles (and at most [`PACKED_B_MAX_M`] rows): read
-    /// in place, a column panel's lines of B fall into those few sets of the L1 and the L2,
-    /// so every row tile fetches them from L3 again (`usize::MAX`: never).
+    /// stride a multiple of 1 KiB or so: `sup::columns_spread_over_l1` fails) and lie at
+    /// least `min_b_row_stride_bytes_in_few_sets` apart, for a C of at most
+    /// `max_m_with_b_rows_in_few_sets` rows, with at least [`PACKED_B_MIN_ROW_TILES`] row
+    /// tiles per thread: read in place, a column panel's lines of B fall into those few sets
+    /// of the L1 and the L2, so every row tile fetches them from L3 again (`usize::MAX`:
+    /// never).
     pub max_b_bytes_with_rows_in_few_sets: usize,
+    /// See `max_b_bytes_with_rows_in_few_sets`.
+    pub min_b_row_stride_bytes_in_few_sets: usize,
+    /// See `max_b_bytes_with_rows_in_few_sets`.
+    pub max_m_with_b_rows_in_few_sets: usize,
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
     /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem
     /// whose B is not conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in
@@ -158,14 +164,20 @@ pub const PACKED_B_MAX_M: usize = 128;
 
 /// See [`SupLimits::max_b_bytes_with_rows_in_few_sets`]: with fewer row tiles each line of B
 /// read in place serves few tiles, and packing lost (sgemm NT 16×4096×256 0.79, dgemm
-/// 16×2048×256 0.90 on a Zen 3, `docs/Performance.md`, "B's rows in few L1 sets").
+/// 16×2048×256 0.90 on a Zen 3, `docs/Performance.md`, "B's rows in few L1 sets"). Counted
+/// per thread: on a Zen 4 (skx, session 53) two threads reading B in place kept ahead of the
+/// loop nest's team where C had three row tiles or fewer per thread (sgemm NT 128×4096×256,
+/// 192×4096×512, dgemm 64×1536×1024: the nest 0.69–0.93 of in place), and the nest gained from
+/// four (dgemm 128×4096×1024 1.14, 256×8192×128 2.7).
 pub const PACKED_B_MIN_ROW_TILES: usize = 4;
 
-/// Whether op(B)'s rows, `row_stride` elements apart, crowd a few of the L1's sets. Out of
-/// line: reached only past the byte limit.
+/// Whether op(B)'s rows, `row_stride` elements apart, lie far enough apart for `limits` and
+/// crowd a few of the L1's sets. Out of line: reached only past the byte limit.
 #[inline(never)]
-fn rows_in_few_sets<B: Element>(row_stride: isize) -> bool {
-    !columns_spread_over_l1(row_stride.unsigned_abs().saturating_mul(size_of::<B>()))
+fn rows_in_few_sets<B: Element>(row_stride: isize, limits: &SupLimits) -> bool {
+    let stride_bytes = row_stride.unsigned_abs().saturating_mul(size_of::<B>());
+    stride_bytes >= limits.min_b_row_stride_bytes_in_few_sets
+        && !columns_spread_over_l1(stride_bytes)
 }
 
 /// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
@@ -292,23 +304,30 @@ impl<A: Element, B: Element> SupKernel<A, B> {
         (self.limits.far_a_min_n..=self.limits.far_a_max_n).contains(&n)
             && columns_spread_over_l1(stride_bytes)
     }
-    /// Whether op(B), `b`, for a C of `m` rows, goes to the loop nest by
-    /// [`SupLimits::max_b_bytes_with_rows_contiguous`] or
+    /// Whether op(B), `b`, for a C of `m` rows computed by `threads` threads, goes to the
+    /// loop nest by [`SupLimits::max_b_bytes_with_rows_contiguous`] or
     /// [`SupLimits::max_b_bytes_with_rows_in_few_sets`]. Two compares on calls whose op(B)'s
     /// rows are not contiguous.
     #[inline(always)]
-    pub(crate) fn packs_b_with_rows_contiguous(&self, m: usize, b: &MatRef<B>) -> bool {
-        if b.col_stride() != 1 || b.row_stride() == 1 || m > PACKED_B_MAX_M {
+    pub(crate) fn packs_b_with_rows_contiguous(
+        &self,
+        m: usize,
+        threads: usize,
+        b: &MatRef<B>,
+    ) -> bool {
+        if b.col_stride() != 1 || b.row_stride() == 1 {
             return false;
         }
+        let limits = &self.limits;
         let b_bytes = b
             .nrows()
             .saturating_mul(b.ncols())
             .saturating_mul(size_of::<B>());
-        b_bytes > self.limits.max_b_bytes_with_rows_contiguous
-            || (b_bytes > self.limits.max_b_bytes_with_rows_in_few_sets
-                && m >= PACKED_B_MIN_ROW_TILES * self.tile().0
-                && rows_in_few_sets::<B>(b.row_stride()))
+        (m <= PACKED_B_MAX_M && b_bytes > limits.max_b_bytes_with_rows_contiguous)
+            || (b_bytes > limits.max_b_bytes_with_rows_in_few_sets
+                && m <= limits.max_m_with_b_rows_in_few_sets
+                && m.div_ceil(threads.max(1)) >= PACKED_B_MIN_ROW_TILES * self.tile().0
+                && rows_in_few_sets::<B>(b.row_stride(), limits))
     }
 
     /// Whether a one-thread problem packs op(A), `a`, block by block rather than copying it

@@ -1215,12 +1215,13 @@ fn short_wide_problems_streaming_b() {
     }
 }
 
-/// C of 4·MR−1 to 129 rows whose op(B) has contiguous rows 1024 elements apart (ld = n + 3
-/// of a column-stored Bᵀ, n + 2 of a row-stored B), rows that crowd one or a few L1 sets:
-/// past `SupLimits::max_b_bytes_with_rows_in_few_sets` (haswell's 384 KiB, and forced to 0
-/// on every configuration) packed by the loop nest from four row tiles, read in place below.
-/// Every dtype and op(A), C's three storages, every alpha/beta class (NaN in C under
-/// beta = 0), one thread and two, against the reference.
+/// C of 4·MR−1 to 8·MR+1 rows whose op(B) has contiguous rows 1024 elements apart (ld =
+/// n + 3 of a column-stored Bᵀ, n + 2 of a row-stored B), rows that crowd one or a few L1
+/// sets: past `SupLimits::max_b_bytes_with_rows_in_few_sets` (haswell's and skx's 384 KiB,
+/// skx's for rows 12 KiB apart or more, and forced to 0 for rows of any stride and C of any
+/// height on every configuration) packed by the loop nest from four row tiles per thread,
+/// read in place below. Every dtype and op(A), C's three storages, every alpha/beta class
+/// (NaN in C under beta = 0), one thread and two, against the reference.
 #[test]
 fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
     let two = Rntm::new().with_num_threads(2).unwrap();
@@ -1230,13 +1231,15 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
         };
         let forced = full.clone().with_sup_limits(SupLimits {
             max_b_bytes_with_rows_in_few_sets: 0,
+            min_b_row_stride_bytes_in_few_sets: 0,
+            max_m_with_b_rows_in_few_sets: usize::MAX,
             ..limits
         });
         let mut seed = 27_000usize;
         for cntx in [&full, &forced] {
             for_each_dtype(&mut |_, letter| {
                 let mr = sup_tile_of(cntx, letter).0;
-                for m in [4 * mr - 1, 4 * mr, 128, 129] {
+                for m in [4 * mr - 1, 4 * mr, 128, 129, 8 * mr + 1] {
                     for (op_b, n) in [((Op::T, Storage::Col), 1021), ((Op::N, Storage::Row), 1022)]
                     {
                         seed += 1;

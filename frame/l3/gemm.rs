@@ -467,7 +467,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if let Some(sup) = kernel.sup()
         && sup.suits(shape.0, shape.1, shape.2, a_col_stride)
         && sup_takes_b(b)
-        && !sup.packs_b_with_rows_contiguous(shape.0, b)
+        && !sup.packs_b_with_rows_contiguous(shape.0, plan.ways.total(), b)
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
             && may_pack_only_a(sup, b, kernel.blocksizes()))
     {

@@ -1390,6 +1390,8 @@ mod tests {
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
         max_b_bytes_with_rows_in_few_sets: usize::MAX,
+        min_b_row_stride_bytes_in_few_sets: 0,
+        max_m_with_b_rows_in_few_sets: crate::cntx::PACKED_B_MAX_M,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
         in_place_a_by_blocks_min_bytes: usize::MAX,
@@ -1420,25 +1422,73 @@ mod tests {
         // Rows 16 KiB apart (one L1 set), 512 KiB: packed from 4 row tiles (64 rows) to 128.
         let b = bt(128, 512, 2048);
         for (m, packed) in [(63, false), (64, true), (128, true), (129, false)] {
-            assert_eq!(sup.packs_b_with_rows_contiguous(m, &b), packed, "m = {m}");
+            assert_eq!(
+                sup.packs_b_with_rows_contiguous(m, 1, &b),
+                packed,
+                "m = {m}"
+            );
         }
         // 384 KiB is read in place; rows spread over the L1 (ld 1030) too, below 4 MiB.
-        assert!(!sup.packs_b_with_rows_contiguous(64, &bt(96, 512, 2048)));
-        assert!(!sup.packs_b_with_rows_contiguous(64, &bt(128, 512, 1030)));
+        assert!(!sup.packs_b_with_rows_contiguous(64, 1, &bt(96, 512, 2048)));
+        assert!(!sup.packs_b_with_rows_contiguous(64, 1, &bt(128, 512, 1030)));
         // Rows 4 KiB (ld 512) and 2 KiB apart crowd few sets too.
-        assert!(sup.packs_b_with_rows_contiguous(64, &bt(128, 512, 512)));
-        assert!(sup.packs_b_with_rows_contiguous(64, &bt(256, 256, 256)));
+        assert!(sup.packs_b_with_rows_contiguous(64, 1, &bt(128, 512, 512)));
+        assert!(sup.packs_b_with_rows_contiguous(64, 1, &bt(256, 256, 256)));
         // Past 4 MiB any contiguous rows are packed, from one row.
-        assert!(sup.packs_b_with_rows_contiguous(1, &bt(1024, 520, 1030)));
+        assert!(sup.packs_b_with_rows_contiguous(1, 1, &bt(1024, 520, 1030)));
         // B's columns contiguous: never.
         let b = MatRef::col_major(&data[..2048 * 1024], 2048, 1024, 2048).unwrap();
-        assert!(!sup.packs_b_with_rows_contiguous(64, &b));
+        assert!(!sup.packs_b_with_rows_contiguous(64, 1, &b));
         // usize::MAX: never by the new rule.
         let sup = kernel_with(SupLimits {
             max_b_bytes_with_rows_in_few_sets: usize::MAX,
             ..LIMITS
         });
-        assert!(!sup.packs_b_with_rows_contiguous(64, &bt(128, 512, 2048)));
+        assert!(!sup.packs_b_with_rows_contiguous(64, 1, &bt(128, 512, 2048)));
+    }
+
+    #[test]
+    fn b_rows_in_few_l1_sets_count_row_tiles_per_thread_and_may_ask_for_far_rows_and_no_row_limit()
+    {
+        let sup = kernel_with(SupLimits {
+            max_b_bytes_with_rows_in_few_sets: 384 << 10,
+            min_b_row_stride_bytes_in_few_sets: 12 << 10,
+            max_m_with_b_rows_in_few_sets: usize::MAX,
+            ..LIMITS
+        });
+        let data = vec![0.0f64; 8192 * 128];
+        let bt = |k: usize, n: usize, ld: usize| {
+            MatRef::col_major(&data[..ld * (k - 1) + n], n, k, ld)
+                .unwrap()
+                .t()
+        };
+        // Rows 16 KiB apart, 1 MiB: four row tiles (16 rows each) per thread.
+        let b = bt(64, 2048, 2048);
+        for (m, threads, packed) in [
+            (64, 1, true),
+            (63, 1, false),
+            (64, 2, false),
+            (127, 2, true),
+            (126, 2, false),
+            (4096, 1, true),
+            (4096, 0, true),
+        ] {
+            assert_eq!(
+                sup.packs_b_with_rows_contiguous(m, threads, &b),
+                packed,
+                "m = {m}, threads = {threads}"
+            );
+        }
+        // Rows 8 KiB apart (one L1 set too) are nearer than the 12 KiB asked for.
+        assert!(!sup.packs_b_with_rows_contiguous(256, 1, &bt(64, 1024, 1024)));
+        assert!(sup.packs_b_with_rows_contiguous(256, 1, &bt(64, 1536, 1536)));
+        // A row limit, where one is set.
+        let capped = kernel_with(SupLimits {
+            max_m_with_b_rows_in_few_sets: 128,
+            ..sup.limits()
+        });
+        assert!(capped.packs_b_with_rows_contiguous(128, 1, &b));
+        assert!(!capped.packs_b_with_rows_contiguous(129, 1, &b));
     }
 
     #[test]

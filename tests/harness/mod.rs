@@ -264,6 +264,8 @@ pub fn no_sup_limits() -> SupLimits {
         tt_transposed: None,
         max_b_bytes_with_rows_contiguous: usize::MAX,
         max_b_bytes_with_rows_in_few_sets: usize::MAX,
+        min_b_row_stride_bytes_in_few_sets: 0,
+        max_m_with_b_rows_in_few_sets: 0,
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
         in_place_a_by_blocks_min_bytes: usize::MAX,
