@@ -8,8 +8,8 @@
 //! checked with `cargo bench --bench gemm` (docs/Performance.md).
 
 use crate::cntx::{
-    Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, TallKernel, TallLimits,
-    ThreadPrefs,
+    Blocksizes, Cntx, GemmKernel, PackAOnly, PackBRows, SupKernel, SupLimits, TallKernel,
+    TallLimits, ThreadPrefs,
 };
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::haswell;
@@ -95,23 +95,7 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 0.82–0.91, dgemm 32³–64³ 0.93–0.98; sgemm 16³ 0.97) and at n = 48–64 whatever k (sgemm
     // 200×100×200 0.88). No rule in k and n alone was found: never.
     tt_transposed: None,
-    // Session 37 (a Zen 3, one thread, NT): packing such a B through the loop nest took dgemm
-    // 8×4096×4096 3.9 → 4.9 GFLOPS, 32×2048×2048 12.4 → 15.0, 32×8192×256 8.3 → 17.1, sgemm
-    // 64×2048×2048 28.5 → 40.5 (docs/Performance.md, "One A block: B blocks of its size").
-    max_b_bytes_with_rows_contiguous: 4 << 20,
-    // Session 49 (the Zen 3, one thread, NT, in place → loop nest): sgemm 128×4096×256
-    // 1.23–1.70, 64×2048×512 1.40–1.55, 100×1024×1000 1.30–1.52, 128×1024×1024 1.12, dgemm
-    // 64×2048×128 1.22–1.30, 64×1024×64 (512 KiB) 1.17; at 384 KiB sgemm 64×1024×96 0.97,
-    // at 256 KiB level; with fewer than four row tiles packing lost (`PACKED_B_MIN_ROW_TILES`),
-    // past 128 rows it was level. cgemm and zgemm (which share this limit) gained alike:
-    // cgemm 64×2048×256 1.84, zgemm 32×512×256 1.76, none lost (docs/Performance.md, "B's
-    // rows in few L1 sets").
-    max_b_bytes_with_rows_in_few_sets: 384 << 10,
-    // Session 49 measured rows 2–16 KiB apart alike and stopped the rule at 128 rows (past
-    // them level); teams were not measured there, and since session 53 count their row
-    // tiles per thread, as skx measured.
-    min_b_row_stride_bytes_in_few_sets: 0,
-    max_m_with_b_rows_in_few_sets: crate::cntx::PACKED_B_MAX_M,
+    pack_b_rows: &PACK_B_ROWS,
     // Session 39 (the Zen 3, 1 MiB L2; `cblas_{s,d}gemm` TN, one thread, by blocks against
     // copied whole): dgemm 64×64×4096 1.11–1.64, 64×32×8192 1.49–2.07, 32×64×4096
     // 1.06–1.09, 48×200×4096 1.09–1.19, 128×{64,128}×2048 0.99–1.01, 200×16×4096 0.94–1.02;
@@ -136,6 +120,40 @@ const SUP_LIMITS: SupLimits = SupLimits {
     in_place_a_by_blocks_min_bytes: 2 << 20,
     in_place_a_by_blocks_min_col_bytes: 512,
 };
+
+/// When op(B)'s contiguous rows go to the loop nest (`SupLimits::pack_b_rows`), for every
+/// dtype:
+/// * Any rows past 4 MiB, for C of at most 128 rows. Session 37 (a Zen 3, one thread, NT):
+///   dgemm 8×4096×4096 3.9 → 4.9 GFLOPS, 32×2048×2048 12.4 → 15.0, 32×8192×256 8.3 → 17.1,
+///   sgemm 64×2048×2048 28.5 → 40.5; C of 5–128 rows and 2048–8192 columns gained 1.08–2.07×,
+///   96 rows of 1024 columns read 0.97–1.03 and 240 rows 0.95, hence the 128 (docs/
+///   Performance.md, "One A block: B blocks of its size").
+/// * Rows in few L1 sets past 384 KiB, for C of four row tiles per thread up to 128 rows.
+///   Session 49 (the Zen 3, one thread, NT, in place → loop nest): sgemm 128×4096×256
+///   1.23–1.70, 64×2048×512 1.40–1.55, 100×1024×1000 1.30–1.52, 128×1024×1024 1.12, dgemm
+///   64×2048×128 1.22–1.30, 64×1024×64 (512 KiB) 1.17; at 384 KiB sgemm 64×1024×96 0.97, at
+///   256 KiB level; with fewer row tiles packing lost (sgemm 16×4096×256 0.79, dgemm
+///   16×2048×256 0.90), past 128 rows it was level; cgemm and zgemm gained alike (cgemm
+///   64×2048×256 1.84, zgemm 32×512×256 1.76, none lost; "B's rows in few L1 sets"). Teams
+///   were not measured; their row tiles are counted per thread as skx measured (session 53).
+const PACK_B_ROWS: [PackBRows; 2] = [
+    PackBRows {
+        b_bytes_over: 4 << 20,
+        min_row_stride_bytes: 0,
+        only_in_few_l1_sets: false,
+        min_m: 0,
+        max_m: 128,
+        min_row_tiles_per_thread: 0,
+    },
+    PackBRows {
+        b_bytes_over: 384 << 10,
+        min_row_stride_bytes: 0,
+        only_in_few_l1_sets: true,
+        min_m: 0,
+        max_m: 128,
+        min_row_tiles_per_thread: 4,
+    },
+];
 
 /// [`SUP_LIMITS`] for cgemm and zgemm:
 /// * They copy op(A) whole: by blocks they read 0.83–0.94 at cgemm TN 64×64×{2048,4096} and

@@ -17,8 +17,8 @@
 //! not yet swept.
 
 use crate::cntx::{
-    Blocksizes, Cntx, GemmKernel, PackAOnly, SupKernel, SupLimits, TallKernel, TallLimits,
-    ThreadPrefs, TtTransposed,
+    Blocksizes, Cntx, GemmKernel, PackAOnly, PackBRows, SupKernel, SupLimits, TallKernel,
+    TallLimits, ThreadPrefs, TtTransposed,
 };
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::{haswell, skx};
@@ -97,25 +97,7 @@ const SUP_LIMITS: SupLimits = SupLimits {
         min_k_per_column: 1,
         max_b_bytes: 512 << 10,
     }),
-    // Never. Session 41 (a Zen 4, one thread, NT) tried haswell's 4 MiB: 0.44–1.00 of
-    // reading B in place (dgemm 8×8192×2048 0.44, 16×4096×4096 0.63, sgemm 0.61–0.98),
-    // dgemm 128×4096×1024 alone gained (1.23).
-    max_b_bytes_with_rows_contiguous: usize::MAX,
-    // Session 53 (a Zen 4, NT and TT, one thread, in place → loop nest, ratio to OpenBLAS):
-    // B's rows 16–64 KiB apart read in place ran 0.25–0.5 of OpenBLAS from 8 row tiles
-    // (dgemm 128×8192×128 0.26 → 1.52, 256×8192×1024 0.25 → 1.23, 192×8192×128 0.24 →
-    // 1.46, 256×4096×256 0.47–0.69 → 1.29; sgemm 256×8192×128 0.38 → 1.10, 512×8192×64 0.43 →
-    // 1.10, 512×4096×256 0.67 → 1.05; TT dgemm 256×8192×128 0.31 → 1.42; zgemm 128×8192×128
-    // 0.51 → 1.14, cgemm 0.75–0.79 → 1.14), and from 4 gained less (dgemm 64×8192×128 1.12 →
-    // 1.52, 128×4096×1024 1.21 → 1.44). Rows 8 KiB apart lost packed at 4–8 row tiles
-    // (dgemm 64×1024×1024 1.63 → 1.45, sgemm 128×2048×1000 1.17 → 1.11), 12 KiB gained in
-    // dgemm (256×3072×512 0.93 → 1.28, 128×3072×512 1.22 → 1.42; 64×1536×1024 1.59 → 1.52)
-    // and was level in sgemm. 128 KiB lost where B was 384 KiB (dgemm 128×4096×12 1.23 →
-    // 1.12), 1 MiB kept 256×8192×16 in place (0.75 against 1.57). No limit on m (measured to
-    // 512 rows; past the sup path's 4 MiB of A the loop nest runs anyway).
-    max_b_bytes_with_rows_in_few_sets: 384 << 10,
-    min_b_row_stride_bytes_in_few_sets: 12 << 10,
-    max_m_with_b_rows_in_few_sets: usize::MAX,
+    pack_b_rows: &PACK_B_ROWS,
     // Session 41 (a Zen 4, one thread, docs/Performance.md "op(A) by blocks on skx"): from
     // 1 MiB, dgemm TN and TT 64×64×4096, 32×32×8192, 128×128×2048, 64×32×8192, 96×96×4096,
     // 200×200×2048 gained 1.14–1.74×, sgemm 1.04–1.25×; sgemm with fewer rows than MR lost
@@ -127,6 +109,50 @@ const SUP_LIMITS: SupLimits = SupLimits {
     in_place_a_by_blocks_min_bytes: usize::MAX,
     in_place_a_by_blocks_min_col_bytes: usize::MAX,
 };
+
+/// When op(B)'s contiguous rows go to the loop nest (`SupLimits::pack_b_rows`), for every
+/// dtype; both rules for rows at least 12 KiB apart, past 384 KiB of B and with four row
+/// tiles per thread. Session 53 (a Zen 4, NT and TT, in place → loop nest, ratio to
+/// OpenBLAS; docs/Performance.md, "B's far-apart rows to the loop nest on skx"):
+/// * Rows in few L1 sets, C of any height: read in place they ran 0.25–0.5 of OpenBLAS from 8
+///   row tiles (one thread: dgemm 128×8192×128 0.26 → 1.52, 256×8192×1024 0.25 → 1.23,
+///   192×8192×128 0.24 → 1.46, 256×4096×256 0.47–0.69 → 1.29; sgemm 256×8192×128 0.38 →
+///   1.10, 512×8192×64 0.43 → 1.10, 512×4096×256 0.67 → 1.05; TT dgemm 256×8192×128 0.31 →
+///   1.42; zgemm 128×8192×128 0.51 → 1.14, cgemm 0.75–0.79 → 1.14), and from 4 gained less
+///   (dgemm 64×8192×128 1.12 → 1.52, 128×4096×1024 1.21 → 1.44). Rows 8 KiB apart lost
+///   packed at 4–8 row tiles (dgemm 64×1024×1024 1.63 → 1.45, sgemm 128×2048×1000 1.17 →
+///   1.11); 12 KiB gained in dgemm (256×3072×512 0.93 → 1.28, 128×3072×512 1.22 → 1.42;
+///   64×1536×1024 1.59 → 1.52) and was level in sgemm. 128 KiB lost where B was 384 KiB
+///   (dgemm 128×4096×12 1.23 → 1.12), 1 MiB kept 256×8192×16 in place (0.75 against 1.57).
+///   On two threads the loop nest's team lost where C had fewer than four row tiles per
+///   thread (sgemm 128×4096×256 0.69, 192×4096×512 0.87, dgemm 64×1536×1024 0.93 of in
+///   place) and gained from four (dgemm 128×4096×1024 1.11, 256×8192×128 2.9).
+/// * Any rows, C of 128 rows or more: dgemm 172×7548×517 0.84 → 1.36, 172×7548×256 0.65 →
+///   1.38, 256×6000×300 0.64 → 1.24, 256×7548×60 0.37 → 1.57, 256×7548×16 0.74 → 1.42;
+///   sgemm 256×7548×517 0.93 → 1.07, 256×7548×120 0.68 → 1.11, 256×7548×32 0.93 → 1.14. With
+///   64–80 rows dgemm lost (64×2500×3000 1.86 → 1.53, 64×4500×1200 1.64 → 1.50), and rows
+///   under 12 KiB apart were mixed (dgemm 200×700×700 −7 %, sgemm 300×2900×500 +11 %). Two
+///   threads: dgemm 128×7548×517 +34 %, sgemm 256×6000×300 +25 %, 256×3000×2000 −5 %.
+///   Session 41 had tried haswell's rule (past 4 MiB, up to 128 rows), which C of one or two
+///   row tiles lost (0.44–1.00 of reading B in place: dgemm 8×8192×2048 0.44).
+const PACK_B_ROWS: [PackBRows; 2] = [
+    PackBRows {
+        b_bytes_over: 384 << 10,
+        min_row_stride_bytes: 12 << 10,
+        only_in_few_l1_sets: true,
+        min_m: 0,
+        max_m: usize::MAX,
+        min_row_tiles_per_thread: 4,
+    },
+    PackBRows {
+        b_bytes_over: 384 << 10,
+        min_row_stride_bytes: 12 << 10,
+        only_in_few_l1_sets: false,
+        min_m: 128,
+        max_m: usize::MAX,
+        min_row_tiles_per_thread: 4,
+    },
+];
 
 /// [`SUP_LIMITS`] for cgemm, whose TT problems stay as they are: transposed, squares lost
 /// (32³–96³ 0.91–0.95 in session 35, `cargo bench --bench compare -- --dtype c --trans TT`),

@@ -109,24 +109,11 @@ pub struct SupLimits {
     /// they are op(A) is copied first (`gemm::tt_transposed_in_place`). `None`: none (a
     /// short, wide C still goes by the rules above).
     pub tt_transposed: Option<TtTransposed>,
-    /// An op(B) with contiguous rows (B's rows far apart in memory: each tile's k step reads
-    /// a new line, often a new page) of more than this many bytes, for a C of at most
-    /// [`PACKED_B_MAX_M`] rows, is packed by the loop nest instead of read in place: with so
-    /// few rows, each line of B read in place serves one or two tiles, where packing reads B
-    /// once in order (`usize::MAX`: never).
-    pub max_b_bytes_with_rows_contiguous: usize,
-    /// The same for an op(B) whose contiguous rows crowd a few of the L1's sets (their
-    /// stride a multiple of 1 KiB or so: `sup::columns_spread_over_l1` fails) and lie at
-    /// least `min_b_row_stride_bytes_in_few_sets` apart, for a C of at most
-    /// `max_m_with_b_rows_in_few_sets` rows, with at least [`PACKED_B_MIN_ROW_TILES`] row
-    /// tiles per thread: read in place, a column panel's lines of B fall into those few sets
-    /// of the L1 and the L2, so every row tile fetches them from L3 again (`usize::MAX`:
-    /// never).
-    pub max_b_bytes_with_rows_in_few_sets: usize,
-    /// See `max_b_bytes_with_rows_in_few_sets`.
-    pub min_b_row_stride_bytes_in_few_sets: usize,
-    /// See `max_b_bytes_with_rows_in_few_sets`.
-    pub max_m_with_b_rows_in_few_sets: usize,
+    /// The rules under which an op(B) with contiguous rows (NT and TT of column-major
+    /// operands: B's rows far apart in memory, so each tile's k step reads a new line, often
+    /// a new page) is packed by the loop nest instead of read in place; any one suffices
+    /// (empty: never).
+    pub pack_b_rows: &'static [PackBRows],
     /// An op(A) the sup kernel cannot read in place (rows not contiguous, or conjugated) of
     /// at least this many bytes (m·k·size) and at least MR rows, in a one-thread problem
     /// whose B is not conjugated, is packed block by block (`sup::gemm_sup_a_by_blocks`, in
@@ -156,28 +143,48 @@ pub struct SupLimits {
     pub pack_b_panels_min_k: usize,
 }
 
-/// See [`SupLimits::max_b_bytes_with_rows_contiguous`]: measured on haswell (a Zen 3, dgemm
-/// and sgemm NT, one thread), C of 5–128 rows and 2048–8192 columns gained 1.08–2.07× from
-/// packing B; 96 rows of 1024 columns read 0.97–1.03, and 240 rows 0.95, so the rule stops
-/// at 128 (`docs/Performance.md`, "One A block: B blocks of its size").
-pub const PACKED_B_MAX_M: usize = 128;
+/// One of [`SupLimits::pack_b_rows`]: an op(B) with contiguous rows goes to the loop nest when
+/// it holds more than `b_bytes_over` bytes, its rows lie at least `min_row_stride_bytes`
+/// apart (and crowd a few of the L1's sets, if `only_in_few_l1_sets`), and C has
+/// `min_m..=max_m` rows and at least `min_row_tiles_per_thread` row tiles (MR rows) per
+/// thread. Read in place by the sup path, each line of B serves the row tiles of one column
+/// panel; with few rows that is one or two tiles, where packing reads B once in order, and
+/// with many, lines in few sets are evicted before the next row tile rereads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackBRows {
+    /// op(B) of more than this many bytes.
+    pub b_bytes_over: usize,
+    /// op(B)'s rows at least this many bytes apart.
+    pub min_row_stride_bytes: usize,
+    /// Only rows whose stride crowds a few of the L1's sets (a multiple of 1 KiB or so:
+    /// `sup::columns_spread_over_l1` fails).
+    pub only_in_few_l1_sets: bool,
+    /// C of at least this many rows.
+    pub min_m: usize,
+    /// C of at most this many rows.
+    pub max_m: usize,
+    /// At least this many row tiles per thread (C's rows shared by the threads that compute
+    /// it).
+    pub min_row_tiles_per_thread: usize,
+}
 
-/// See [`SupLimits::max_b_bytes_with_rows_in_few_sets`]: with fewer row tiles each line of B
-/// read in place serves few tiles, and packing lost (sgemm NT 16×4096×256 0.79, dgemm
-/// 16×2048×256 0.90 on a Zen 3, `docs/Performance.md`, "B's rows in few L1 sets"). Counted
-/// per thread: on a Zen 4 (skx, session 53) two threads reading B in place kept ahead of the
-/// loop nest's team where C had three row tiles or fewer per thread (sgemm NT 128×4096×256,
-/// 192×4096×512, dgemm 64×1536×1024: the nest 0.69–0.93 of in place), and the nest gained from
-/// four (dgemm 128×4096×1024 1.14, 256×8192×128 2.7).
-pub const PACKED_B_MIN_ROW_TILES: usize = 4;
-
-/// Whether op(B)'s rows, `row_stride` elements apart, lie far enough apart for `limits` and
-/// crowd a few of the L1's sets. Out of line: reached only past the byte limit.
-#[inline(never)]
-fn rows_in_few_sets<B: Element>(row_stride: isize, limits: &SupLimits) -> bool {
-    let stride_bytes = row_stride.unsigned_abs().saturating_mul(size_of::<B>());
-    stride_bytes >= limits.min_b_row_stride_bytes_in_few_sets
-        && !columns_spread_over_l1(stride_bytes)
+impl PackBRows {
+    /// Whether this rule sends an op(B) of `b_bytes` bytes whose rows lie `row_stride_bytes`
+    /// apart, for a C of `m` rows on `threads` threads of `mr`-row tiles, to the loop nest.
+    fn applies(
+        &self,
+        b_bytes: usize,
+        row_stride_bytes: usize,
+        m: usize,
+        threads: usize,
+        mr: usize,
+    ) -> bool {
+        b_bytes > self.b_bytes_over
+            && row_stride_bytes >= self.min_row_stride_bytes
+            && (self.min_m..=self.max_m).contains(&m)
+            && m.div_ceil(threads.max(1)) >= self.min_row_tiles_per_thread.saturating_mul(mr)
+            && (!self.only_in_few_l1_sets || !columns_spread_over_l1(row_stride_bytes))
+    }
 }
 
 /// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
@@ -305,8 +312,7 @@ impl<A: Element, B: Element> SupKernel<A, B> {
             && columns_spread_over_l1(stride_bytes)
     }
     /// Whether op(B), `b`, for a C of `m` rows computed by `threads` threads, goes to the
-    /// loop nest by [`SupLimits::max_b_bytes_with_rows_contiguous`] or
-    /// [`SupLimits::max_b_bytes_with_rows_in_few_sets`]. Two compares on calls whose op(B)'s
+    /// loop nest by one of [`SupLimits::pack_b_rows`]. Two compares on calls whose op(B)'s
     /// rows are not contiguous.
     #[inline(always)]
     pub(crate) fn packs_b_with_rows_contiguous(
@@ -318,16 +324,22 @@ impl<A: Element, B: Element> SupKernel<A, B> {
         if b.col_stride() != 1 || b.row_stride() == 1 {
             return false;
         }
-        let limits = &self.limits;
+        self.packs_b_rows_by_rule(m, threads, b)
+    }
+
+    /// [`Self::packs_b_with_rows_contiguous`] once op(B)'s rows are contiguous. Out of line:
+    /// the sup path's small NN calls do not carry it.
+    #[inline(never)]
+    fn packs_b_rows_by_rule(&self, m: usize, threads: usize, b: &MatRef<B>) -> bool {
         let b_bytes = b
             .nrows()
             .saturating_mul(b.ncols())
             .saturating_mul(size_of::<B>());
-        (m <= PACKED_B_MAX_M && b_bytes > limits.max_b_bytes_with_rows_contiguous)
-            || (b_bytes > limits.max_b_bytes_with_rows_in_few_sets
-                && m <= limits.max_m_with_b_rows_in_few_sets
-                && m.div_ceil(threads.max(1)) >= PACKED_B_MIN_ROW_TILES * self.tile().0
-                && rows_in_few_sets::<B>(b.row_stride(), limits))
+        let row_stride_bytes = b.row_stride().unsigned_abs().saturating_mul(size_of::<B>());
+        self.limits
+            .pack_b_rows
+            .iter()
+            .any(|rule| rule.applies(b_bytes, row_stride_bytes, m, threads, self.mr))
     }
 
     /// Whether a one-thread problem packs op(A), `a`, block by block rather than copying it

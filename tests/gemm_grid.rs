@@ -10,7 +10,7 @@ use harness::{
     no_sup_limits, run_case, run_case_of, same_bits, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
-use oxblis::{Blocksizes, Cntx, PackAOnly, Rntm, SupLimits, Ways, c32, c64};
+use oxblis::{Blocksizes, Cntx, PackAOnly, PackBRows, Rntm, SupLimits, Ways, c32, c64};
 
 /// Runs one case for one dtype.
 type Runner<'a> = &'a dyn Fn(&Cntx, &Case, u64);
@@ -1217,10 +1217,10 @@ fn short_wide_problems_streaming_b() {
 
 /// C of 4·MR−1 to 8·MR+1 rows whose op(B) has contiguous rows 1024 elements apart (ld =
 /// n + 3 of a column-stored Bᵀ, n + 2 of a row-stored B), rows that crowd one or a few L1
-/// sets: past `SupLimits::max_b_bytes_with_rows_in_few_sets` (haswell's and skx's 384 KiB,
-/// skx's for rows 12 KiB apart or more, and forced to 0 for rows of any stride and C of any
-/// height on every configuration) packed by the loop nest from four row tiles per thread,
-/// read in place below. Every dtype and op(A), C's three storages, every alpha/beta class
+/// sets: past 384 KiB packed by the loop nest from four row tiles per thread by a rule of
+/// `SupLimits::pack_b_rows` (haswell's up to 128 rows; skx's for rows 12 KiB apart or more;
+/// and forced, from 0 bytes, rows of any stride and C of any height, on every
+/// configuration), read in place below. Every dtype and op(A), C's three storages, every alpha/beta class
 /// (NaN in C under beta = 0), one thread and two, against the reference.
 #[test]
 fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
@@ -1230,9 +1230,14 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
             continue;
         };
         let forced = full.clone().with_sup_limits(SupLimits {
-            max_b_bytes_with_rows_in_few_sets: 0,
-            min_b_row_stride_bytes_in_few_sets: 0,
-            max_m_with_b_rows_in_few_sets: usize::MAX,
+            pack_b_rows: &[PackBRows {
+                b_bytes_over: 0,
+                min_row_stride_bytes: 0,
+                only_in_few_l1_sets: true,
+                min_m: 0,
+                max_m: usize::MAX,
+                min_row_tiles_per_thread: 4,
+            }],
             ..limits
         });
         let mut seed = 27_000usize;
@@ -1271,26 +1276,43 @@ fn case_with_b((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), se
     }
 }
 
-/// C of few rows (1–129) whose op(B) has contiguous rows and is past haswell's 4 MiB
-/// (`SupLimits::max_b_bytes_with_rows_contiguous`): packed by the loop nest there, with B
-/// blocks of an A block's size and k sliced a quarter of KC deep, since every A team's rows
-/// fit one block (`gemm::nest_blocks`), so n = 1030 takes several B blocks; read in place by
-/// the sup kernels where the limit is off (skx). Every op(A) in turn, C column-stored,
-/// row-stored or general, every alpha/beta class (NaN in C under beta = 0), on each
-/// configuration as is, and on two threads.
+/// C of few rows (1–129) whose op(B) has contiguous rows spread over the L1's sets and is
+/// past haswell's 4 MiB (a rule of `SupLimits::pack_b_rows`): packed by the loop nest there,
+/// with B blocks of an A block's size and k sliced a quarter of KC deep, since every A
+/// team's rows fit one block (`gemm::nest_blocks`), so n = 1030 takes several B blocks; read
+/// in place by the sup kernels where no rule applies (skx: rows under 12 KiB apart). Every
+/// op(A) in turn, C column-stored, row-stored or general, every alpha/beta class (NaN in C
+/// under beta = 0), on each configuration as is, with the loop nest forced from 64 rows
+/// (skx's rule for any rows, from 0 bytes and any stride), and on two threads.
 #[test]
 fn few_rows_with_a_large_b_of_contiguous_rows() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
+        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+            continue;
+        };
+        let forced = full.clone().with_sup_limits(SupLimits {
+            pack_b_rows: &[PackBRows {
+                b_bytes_over: 0,
+                min_row_stride_bytes: 0,
+                only_in_few_l1_sets: false,
+                min_m: 64,
+                max_m: usize::MAX,
+                min_row_tiles_per_thread: 0,
+            }],
+            ..limits
+        });
         let mut seed = 23_000usize;
-        for m in [1, 5, 8, 64, 128, 129] {
-            for op_b in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
-                seed += 1;
-                let case = case_with_b((m, 1030, 1030), op_b, seed);
-                let rntm = seed.is_multiple_of(3).then_some(&two);
-                run_case::<f32>(&full, rntm, &case, seed as u64);
-                let case = Case { k: 520, ..case };
-                run_case::<f64>(&full, rntm, &case, seed as u64);
+        for cntx in [&full, &forced] {
+            for m in [1, 5, 8, 64, 128, 129] {
+                for op_b in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
+                    seed += 1;
+                    let case = case_with_b((m, 1030, 1030), op_b, seed);
+                    let rntm = seed.is_multiple_of(3).then_some(&two);
+                    run_case::<f32>(cntx, rntm, &case, seed as u64);
+                    let case = Case { k: 520, ..case };
+                    run_case::<f64>(cntx, rntm, &case, seed as u64);
+                }
             }
         }
     }

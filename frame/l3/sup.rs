@@ -1214,7 +1214,7 @@ mod tests {
         splits_k_over_large_c, sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
-    use crate::cntx::{PackAOnly, SupKernel, SupLimits};
+    use crate::cntx::{PackAOnly, PackBRows, SupKernel, SupLimits};
     use crate::gks::supported_contexts;
     use crate::kernels::SupUkrArgs;
     use crate::types::{GemmPair, Scalar};
@@ -1388,10 +1388,7 @@ mod tests {
         pack_a_only: PackAOnly::WhenBSpreadsOverL1,
         max_transposed_partial_column_bytes: 256,
         tt_transposed: None,
-        max_b_bytes_with_rows_contiguous: usize::MAX,
-        max_b_bytes_with_rows_in_few_sets: usize::MAX,
-        min_b_row_stride_bytes_in_few_sets: 0,
-        max_m_with_b_rows_in_few_sets: crate::cntx::PACKED_B_MAX_M,
+        pack_b_rows: &[],
         a_by_blocks_min_copy_bytes: usize::MAX,
         pack_b_panels_min_k: usize::MAX,
         in_place_a_by_blocks_min_bytes: usize::MAX,
@@ -1405,20 +1402,42 @@ mod tests {
         unsafe { SupKernel::new("test", never_called, 16, 12, limits) }
     }
 
+    /// A rule for op(B)'s contiguous rows that the tests vary field by field.
+    const ROWS_RULE: PackBRows = PackBRows {
+        b_bytes_over: 384 << 10,
+        min_row_stride_bytes: 0,
+        only_in_few_l1_sets: true,
+        min_m: 0,
+        max_m: 128,
+        min_row_tiles_per_thread: 4,
+    };
+
+    /// op(B) = Bᵀ of a column-major n×k B with `ld` elements between op(B)'s rows: k×n.
+    fn rows_of_b(data: &[f64], k: usize, n: usize, ld: usize) -> MatRef<'_, f64> {
+        MatRef::col_major(&data[..ld * (k - 1) + n], n, k, ld)
+            .unwrap()
+            .t()
+    }
+
     #[test]
-    fn b_rows_in_few_l1_sets_packed_past_their_own_limit_for_four_row_tiles() {
+    fn b_rows_go_to_the_loop_nest_by_any_rule_that_applies() {
+        // haswell's rules: any rows past 4 MiB up to 128 rows; rows in few sets past 384 KiB
+        // from four row tiles to 128 rows.
+        const RULES: [PackBRows; 2] = [
+            PackBRows {
+                b_bytes_over: 4 << 20,
+                only_in_few_l1_sets: false,
+                min_row_tiles_per_thread: 0,
+                ..ROWS_RULE
+            },
+            ROWS_RULE,
+        ];
         let sup = kernel_with(SupLimits {
-            max_b_bytes_with_rows_contiguous: 4 << 20,
-            max_b_bytes_with_rows_in_few_sets: 384 << 10,
+            pack_b_rows: &RULES,
             ..LIMITS
         });
         let data = vec![0.0f64; 4096 * 1024];
-        // op(B) = Bᵀ of a column-major B with ld elements between its rows, k×n.
-        let bt = |k: usize, n: usize, ld: usize| {
-            MatRef::col_major(&data[..ld * (k - 1) + n], n, k, ld)
-                .unwrap()
-                .t()
-        };
+        let bt = |k, n, ld| rows_of_b(&data, k, n, ld);
         // Rows 16 KiB apart (one L1 set), 512 KiB: packed from 4 row tiles (64 rows) to 128.
         let b = bt(128, 512, 2048);
         for (m, packed) in [(63, false), (64, true), (128, true), (129, false)] {
@@ -1434,35 +1453,33 @@ mod tests {
         // Rows 4 KiB (ld 512) and 2 KiB apart crowd few sets too.
         assert!(sup.packs_b_with_rows_contiguous(64, 1, &bt(128, 512, 512)));
         assert!(sup.packs_b_with_rows_contiguous(64, 1, &bt(256, 256, 256)));
-        // Past 4 MiB any contiguous rows are packed, from one row.
+        // Past 4 MiB any contiguous rows are packed, from one row, up to 128.
         assert!(sup.packs_b_with_rows_contiguous(1, 1, &bt(1024, 520, 1030)));
+        assert!(!sup.packs_b_with_rows_contiguous(129, 1, &bt(1024, 520, 1030)));
         // B's columns contiguous: never.
         let b = MatRef::col_major(&data[..2048 * 1024], 2048, 1024, 2048).unwrap();
         assert!(!sup.packs_b_with_rows_contiguous(64, 1, &b));
-        // usize::MAX: never by the new rule.
-        let sup = kernel_with(SupLimits {
-            max_b_bytes_with_rows_in_few_sets: usize::MAX,
-            ..LIMITS
-        });
+        // No rules: never.
+        let sup = kernel_with(LIMITS);
         assert!(!sup.packs_b_with_rows_contiguous(64, 1, &bt(128, 512, 2048)));
     }
 
     #[test]
-    fn b_rows_in_few_l1_sets_count_row_tiles_per_thread_and_may_ask_for_far_rows_and_no_row_limit()
-    {
-        let sup = kernel_with(SupLimits {
-            max_b_bytes_with_rows_in_few_sets: 384 << 10,
-            min_b_row_stride_bytes_in_few_sets: 12 << 10,
-            max_m_with_b_rows_in_few_sets: usize::MAX,
-            ..LIMITS
-        });
-        let data = vec![0.0f64; 8192 * 128];
-        let bt = |k: usize, n: usize, ld: usize| {
-            MatRef::col_major(&data[..ld * (k - 1) + n], n, k, ld)
-                .unwrap()
-                .t()
+    fn b_rows_rules_count_row_tiles_per_thread_and_ask_for_far_rows_and_enough_rows() {
+        let rule = |rule: PackBRows| {
+            kernel_with(SupLimits {
+                pack_b_rows: Box::leak(Box::new([rule])),
+                ..LIMITS
+            })
         };
+        let data = vec![0.0f64; 8192 * 128];
+        let bt = |k, n, ld| rows_of_b(&data, k, n, ld);
         // Rows 16 KiB apart, 1 MiB: four row tiles (16 rows each) per thread.
+        let sup = rule(PackBRows {
+            min_row_stride_bytes: 12 << 10,
+            max_m: usize::MAX,
+            ..ROWS_RULE
+        });
         let b = bt(64, 2048, 2048);
         for (m, threads, packed) in [
             (64, 1, true),
@@ -1482,13 +1499,20 @@ mod tests {
         // Rows 8 KiB apart (one L1 set too) are nearer than the 12 KiB asked for.
         assert!(!sup.packs_b_with_rows_contiguous(256, 1, &bt(64, 1024, 1024)));
         assert!(sup.packs_b_with_rows_contiguous(256, 1, &bt(64, 1536, 1536)));
-        // A row limit, where one is set.
-        let capped = kernel_with(SupLimits {
-            max_m_with_b_rows_in_few_sets: 128,
-            ..sup.limits()
+        // Rows spread over the L1 (ld 2056, a line further each row) only where the rule does
+        // not ask for few sets, and then from its 128 rows.
+        let spread = bt(64, 2048, 2056);
+        assert!(!sup.packs_b_with_rows_contiguous(256, 1, &spread));
+        let sup = rule(PackBRows {
+            min_row_stride_bytes: 12 << 10,
+            only_in_few_l1_sets: false,
+            min_m: 128,
+            max_m: usize::MAX,
+            ..ROWS_RULE
         });
-        assert!(capped.packs_b_with_rows_contiguous(128, 1, &b));
-        assert!(!capped.packs_b_with_rows_contiguous(129, 1, &b));
+        assert!(sup.packs_b_with_rows_contiguous(128, 1, &spread));
+        assert!(!sup.packs_b_with_rows_contiguous(127, 1, &spread));
+        assert!(!sup.packs_b_with_rows_contiguous(128, 3, &spread));
     }
 
     #[test]
