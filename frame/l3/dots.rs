@@ -3,7 +3,11 @@
 //! dgemm 2–7, NN dgemm 2–5): every element of C is the dot product of a row of op(A) and a contiguous
 //! column of op(B), computed by the context's dots kernel in one call per k block
 //! (contract: `DotsUkr` in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
-//! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ.
+//! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ. With both op(A)'s rows and
+//! op(B)'s columns contiguous (TN), a small C of 9 to [`MAX_BLOCKED_DOT_ROWS`] rows or columns
+//! (the shorter side) and at most [`MAX_BLOCKED_DOT_COLUMNS`] on the other goes this way too,
+//! in blocks of at most [`BLOCKED_DOT_ROWS`] rows, one pass over op(B) each: the tile path
+//! would copy op(A) first and mask most of a tile's rows.
 //!
 //! The tile kernels compute such a C badly: their vectors run down C's columns, a few
 //! elements long, so every k step spends a mostly masked vector on each column. The dots
@@ -18,6 +22,8 @@
 //! Chosen by `gemm_front` (and by the BLAS entry points' shortcut, `frame/blas/one_tile.rs`)
 //! for every dtype whose context has a dots kernel. With threads, each takes its own
 //! columns of C (`blocks.rs`).
+
+use std::ops::Range;
 
 use crate::cntx::{Cntx, GemmKernel};
 use crate::error::Result;
@@ -61,6 +67,26 @@ const MAX_C_COLUMN_BYTES: usize = 64;
 /// the tile path (m = 5 1.23–1.45×, TN m = 6, 7 0.94–1.22×).
 const MAX_GATHERED_C_COLUMN_BYTES: usize = 48;
 
+/// The longest shorter side of a TN C that the dots path takes in row blocks (past the
+/// short, wide C above). Measured on skx (session 53, a Zen 4, one thread, ratio to OpenBLAS,
+/// tile path → dots in blocks of six rows): sgemm 9×32×1000 0.56 → 0.91, 12×12×1000 0.53 →
+/// 0.84, 12×48×1000 0.73 → 0.96, 36×11×2048 0.54 → 1.10, 10×20×256 0.52 → 0.98, 64×12×200
+/// 0.75 → 1.04, 9×32×64 0.60 → 0.91; dgemm 9×32×1000 0.66 → 1.12, 12×12×1000 0.60 → 0.96,
+/// 36×11×2048 0.71 → 1.14, 64×12×200 0.70 → 0.85, 12×12×96 0.62 → 0.98. From 16 rows it was
+/// mixed: 16×16×1000 and 24×24×1000 gained (sgemm 0.75 → 0.82, dgemm 0.78 → 0.96), 16×40×1000
+/// and 32×32×1000 lost (sgemm 0.92 → 0.77, 1.35 → 1.20), so the rule stops at 12.
+const MAX_BLOCKED_DOT_ROWS: usize = 12;
+
+/// The longest longer side of such a C (measured to 64: sgemm 9×64×512 0.61 → 1.12, 12×64×300
+/// 0.76 → 0.98).
+const MAX_BLOCKED_DOT_COLUMNS: usize = 64;
+
+/// The rows of one dots kernel call in such a C: the kernel's blocks of five or six rows
+/// (5×4, 6×4 accumulators) load fewer vectors per FMA than its 8×2 (session 53, blocks of at
+/// most 6 against 8: sgemm 16×16×1000 0.68 → 0.82, 48×16×1000 0.84 → 0.96, dgemm 16×16×1000
+/// 0.79 → 0.96, 32×32×1000 0.95 → 1.22 of OpenBLAS; at most 4 read 0.98–1.0 of 6).
+const BLOCKED_DOT_ROWS: usize = 6;
+
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
 /// 2 to `max_rows` rows (one row is a gemv), and k long enough. Measured against the tile
 /// kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short, wide C as dot
@@ -103,7 +129,7 @@ pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Option<Result<()>> {
     // Saturating: a zero-stride view may have a k no memory holds (`tests/tall.rs`).
     let short_k = a.ncols().saturating_mul(size_of::<A>().min(size_of::<B>())) < DOT_MIN_K_BYTES;
-    if short_k || c.nrows().min(c.ncols()) > MAX_DOT_ROWS {
+    if short_k || c.nrows().min(c.ncols()) > MAX_BLOCKED_DOT_ROWS {
         return None;
     }
     gemm_dots_if_suited(threads, kernel, alpha, a, b, beta, c)
@@ -138,7 +164,39 @@ fn gemm_dots_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
             threads, kernel, dots, alpha, &bt, &at, beta, &mut ct,
         ));
     }
-    None
+    gemm_dots_in_row_blocks(threads, kernel, dots, alpha, a, b, beta, c)
+}
+
+/// [`gemm_dots`] for a small TN C of more than [`MAX_DOT_ROWS`] rows and columns: in row
+/// blocks (`gemm_dots_single`) along its shorter side, as it is or transposed.
+#[allow(clippy::too_many_arguments)]
+fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let (m, n) = (c.nrows(), c.ncols());
+    let tn = a.col_stride() == 1 && b.row_stride() == 1;
+    if !tn || m.min(n) <= MAX_DOT_ROWS || m.max(n) > MAX_BLOCKED_DOT_COLUMNS {
+        return None;
+    }
+    if m <= n {
+        return suits(m, b, a, MAX_BLOCKED_DOT_ROWS)
+            .then(|| dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
+    }
+    let (bt, at) = A::swapped(a, b)?;
+    if !suits(n, &at, &bt, MAX_BLOCKED_DOT_ROWS) {
+        return None;
+    }
+    let mut ct = c.rb().t();
+    Some(dots_on_threads(
+        threads, kernel, dots, alpha, &bt, &at, beta, &mut ct,
+    ))
 }
 
 /// [`gemm_dots`] once the problem suits the kernel as it is: on the threads the plan gives,
@@ -182,9 +240,12 @@ fn dots_on_threads<A: GemmPair<B>, B: Element>(
     })
 }
 
-/// The problem on the calling thread: the kernel on each k block of at most [`DOT_K_BLOCK`]
-/// (blocks of equal length but for rounding), C getting beta from the first block and
-/// accumulating after.
+/// The problem on the calling thread: C of fewer than [`MAX_DOT_ROWS`] rows as one block, a
+/// taller one in blocks of at most [`BLOCKED_DOT_ROWS`] (of equal height but for rounding),
+/// each by [`gemm_dots_rows`]. Eight rows as two blocks of four: the kernel's 4×4 blocks
+/// beat its 8×2 (session 53, skx, ratio to OpenBLAS: sgemm TN 8×40×1000 0.67 → 0.81,
+/// 8×8×4096 0.68 → 0.85, 8×100×2000 1.39 → 1.58; dgemm TN 8×8×4096, transposed, 0.51 →
+/// 0.87); seven rows as 4 + 3 lost (sgemm 7×64×512 1.08 → 1.03, 7×30×700 1.20 → 1.12).
 fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     dots: DotsUkr<A, B>,
     alpha: A::Acc,
@@ -193,8 +254,35 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) {
-    let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
+    let m = c.nrows();
+    if m < MAX_DOT_ROWS {
+        gemm_dots_rows(dots, alpha, a, b, beta, c, 0..m);
+        return;
+    }
+    let height = m.div_ceil(m.div_ceil(BLOCKED_DOT_ROWS));
+    let mut i0 = 0;
+    while i0 < m {
+        let rows = i0..(i0 + height).min(m);
+        i0 = rows.end;
+        gemm_dots_rows(dots, alpha, a, b, beta, c, rows);
+    }
+}
+
+/// Rows `rows` (at most [`MAX_DOT_ROWS`]) of C: the kernel on each k block of at most
+/// [`DOT_K_BLOCK`] (blocks of equal length but for rounding), C getting beta from the first
+/// block and accumulating after.
+fn gemm_dots_rows<A: GemmPair<B>, B: Element>(
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+    rows: Range<usize>,
+) {
+    let (m, n, k) = (rows.len(), c.ncols(), b.nrows());
     debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
+    let a = &a.submatrix(rows.start, 0, m, k);
     let block_len = k.div_ceil(k.div_ceil(DOT_K_BLOCK));
     let mut args = DotsUkrArgs {
         m,
@@ -207,7 +295,7 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
         b: b.as_ptr(),
         cs_b: b.col_stride(),
         beta,
-        c: c.ptr_at(0, 0),
+        c: c.ptr_at(rows.start, 0),
         rs_c: c.row_stride(),
         cs_c: c.col_stride(),
     };
@@ -267,8 +355,9 @@ mod tests {
             let long = k_of::<T>(512);
             // The rule, restated: C's columns under 64 bytes (48 gathered); k from 128 bytes,
             // from 256 for seven rows or six gathered, from 384 gathered into columns of 32
-            // bytes or more.
-            let meant = |m: usize, k: usize, op_a: Op| {
+            // bytes or more. TN (op(B) column-stored) C whose shorter side is 9–12 and whose
+            // longer side is at most 64: by row blocks, k from 256 bytes.
+            let meant = |m: usize, n: usize, k: usize, op_a: Op, st_b: Storage| {
                 let bytes = m * size_of::<T>();
                 let gathered = op_a == Op::N;
                 let min_k_bytes = if gathered && bytes >= 32 {
@@ -279,25 +368,42 @@ mod tests {
                     128
                 };
                 let max_bytes = if gathered { 48 } else { 64 };
-                (2..=MAX_DOT_ROWS).contains(&m)
+                let short_and_wide = (2..=MAX_DOT_ROWS).contains(&m)
                     && bytes < max_bytes
-                    && k * size_of::<T>() >= min_k_bytes
+                    && k * size_of::<T>() >= min_k_bytes;
+                let small_tn = op_a == Op::T
+                    && (9..=12).contains(&m.min(n))
+                    && m.max(n) <= 64
+                    && k * size_of::<T>() >= 256;
+                st_b == Storage::Col && (short_and_wide || small_tn)
             };
-            // (m, k, op(A), op(B) stored as, taken): k on each side of each threshold, past
-            // two k blocks, and the longest a gathered A takes in one.
+            // (m, k, op(A), op(B) stored as): k on each side of each threshold, past two k
+            // blocks, and the longest a gathered A takes in one; rows past the blocked
+            // path's 12.
             let mut shapes = vec![];
-            for m in 1..=MAX_DOT_ROWS + 1 {
+            for m in (1..=MAX_BLOCKED_DOT_ROWS + 1).chain([40]) {
                 let ks = [64, 128, 252, 256, 380, 384, 512].map(k_of::<T>);
                 for k in ks.into_iter().chain([2 * DOT_K_BLOCK + 3]) {
                     for op_a in [Op::N, Op::T] {
-                        shapes.push((m, k, op_a, Storage::Col, meant(m, k, op_a)));
+                        shapes.push((m, k, op_a, Storage::Col));
                     }
                 }
             }
             // op(B)'s rows contiguous (B row-stored): not this path's.
-            shapes.push((3, long, Op::T, Storage::Row, false));
-            for (case, &(m, k, op_a, st_b, meant)) in shapes.iter().enumerate() {
-                for (n, st_c) in [(9, Storage::Col), (17, Storage::Row), (10, Storage::Gen)] {
+            shapes.push((3, long, Op::T, Storage::Row));
+            shapes.push((10, long, Op::T, Storage::Row));
+            let two = Rntm::new().with_num_threads(2).unwrap();
+            for (case, &(m, k, op_a, st_b)) in shapes.iter().enumerate() {
+                for (n, st_c) in [
+                    (9, Storage::Col),
+                    (17, Storage::Row),
+                    (10, Storage::Gen),
+                    (64, Storage::Col),
+                    (65, Storage::Row),
+                ] {
+                    let meant = meant(m, n, k, op_a, st_b);
+                    // Every other case on two threads, each taking its own columns of C.
+                    let threads = (case % 2 == 1).then_some((cntx, &two));
                     let (ar, ac) = op_a.stored_shape(m, k);
                     let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
                     let b = TestMatrix::<T>::random(&mut rng, values, k, n, st_b);
@@ -305,7 +411,8 @@ mod tests {
                     let (av, bv) = (op_a.apply(a.view()), b.view());
                     let (alpha, beta) = scalars(&mut rng, case);
                     let expected = Expected::new(alpha, &av, &bv, beta, &mut c);
-                    let taken = gemm_dots(None, kernel, alpha, &av, &bv, beta, &mut c.view_mut());
+                    let taken =
+                        gemm_dots(threads, kernel, alpha, &av, &bv, beta, &mut c.view_mut());
                     let what = format!("{}: {m}×{n}×{k} op(A) {op_a:?} B {st_b:?}", cntx.name());
                     assert_eq!(taken.is_some(), meant, "{what}: taken");
                     if meant {
