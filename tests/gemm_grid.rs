@@ -1226,11 +1226,9 @@ fn short_wide_problems_streaming_b() {
 fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
-        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
-            continue;
-        };
-        let forced = full.clone().with_sup_limits(SupLimits {
-            pack_b_rows: &[PackBRows {
+        let Some(forced) = with_pack_b_rows(
+            &full,
+            &[PackBRows {
                 b_bytes_over: 0,
                 min_row_stride_bytes: 0,
                 only_in_few_l1_sets: true,
@@ -1238,8 +1236,9 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
                 max_m: usize::MAX,
                 min_row_tiles_per_thread: 4,
             }],
-            ..limits
-        });
+        ) else {
+            continue;
+        };
         let mut seed = 27_000usize;
         for cntx in [&full, &forced] {
             for_each_dtype(&mut |_, letter| {
@@ -1256,6 +1255,17 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
             });
         }
     }
+}
+
+/// `full` with `rules` in place of its sup kernels' `SupLimits::pack_b_rows` (the f32
+/// kernel's other limits for every dtype, as `with_sup_limits` sets them), or `None` where
+/// the configuration has no sup kernels.
+fn with_pack_b_rows(full: &Cntx, rules: &'static [PackBRows]) -> Option<Cntx> {
+    let limits = full.kernel::<f32, f32>().sup()?.limits();
+    Some(full.clone().with_sup_limits(SupLimits {
+        pack_b_rows: rules,
+        ..limits
+    }))
 }
 
 /// An m×n×k case with B's op and storage `op_b` (the tests that use it pick op(B)'s
@@ -1288,11 +1298,9 @@ fn case_with_b((m, n, k): (usize, usize, usize), (op_b, st_b): (Op, Storage), se
 fn few_rows_with_a_large_b_of_contiguous_rows() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
-        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
-            continue;
-        };
-        let forced = full.clone().with_sup_limits(SupLimits {
-            pack_b_rows: &[PackBRows {
+        let Some(forced) = with_pack_b_rows(
+            &full,
+            &[PackBRows {
                 b_bytes_over: 0,
                 min_row_stride_bytes: 0,
                 only_in_few_l1_sets: false,
@@ -1300,8 +1308,9 @@ fn few_rows_with_a_large_b_of_contiguous_rows() {
                 max_m: usize::MAX,
                 min_row_tiles_per_thread: 0,
             }],
-            ..limits
-        });
+        ) else {
+            continue;
+        };
         let mut seed = 23_000usize;
         for cntx in [&full, &forced] {
             for m in [1, 5, 8, 64, 128, 129] {

@@ -156,13 +156,8 @@ fn gemm_dots_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if suits(c.nrows(), b, a, short_columns.min(MAX_DOT_ROWS)) {
         return Some(dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
-    if suits(c.ncols(), &a.t(), &b.t(), MAX_DOT_ROWS)
-        && let Some((bt, at)) = A::swapped(a, b)
-    {
-        let mut ct = c.rb().t();
-        return Some(dots_on_threads(
-            threads, kernel, dots, alpha, &bt, &at, beta, &mut ct,
-        ));
+    if suits(c.ncols(), &a.t(), &b.t(), MAX_DOT_ROWS) {
+        return dots_on_threads_transposed(threads, kernel, dots, alpha, a, b, beta, c);
     }
     gemm_dots_in_row_blocks(threads, kernel, dots, alpha, a, b, beta, c)
 }
@@ -189,10 +184,26 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return suits(m, b, a, MAX_BLOCKED_DOT_ROWS)
             .then(|| dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
-    let (bt, at) = A::swapped(a, b)?;
-    if !suits(n, &at, &bt, MAX_BLOCKED_DOT_ROWS) {
+    if !suits(n, &a.t(), &b.t(), MAX_BLOCKED_DOT_ROWS) {
         return None;
     }
+    dots_on_threads_transposed(threads, kernel, dots, alpha, a, b, beta, c)
+}
+
+/// [`dots_on_threads`] on the transposed problem, Cᵀ = op(B)ᵀ·op(A)ᵀ (`None` where the dtypes
+/// cannot swap roles, having touched nothing).
+#[allow(clippy::too_many_arguments)]
+fn dots_on_threads_transposed<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    dots: DotsUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let (bt, at) = A::swapped(a, b)?;
     let mut ct = c.rb().t();
     Some(dots_on_threads(
         threads, kernel, dots, alpha, &bt, &at, beta, &mut ct,
