@@ -7,7 +7,7 @@ mod harness;
 
 use harness::{
     Case, Dt, SCALAR_CLASSES, ScalarClass, blocksizes_of, contexts_with_tiny_blocks, gemm_output,
-    no_sup_limits, run_case, run_case_of, same_bits, sup_tile_of,
+    no_sup_limits, run_case, run_case_of, same_bits, sup_limits_of, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, PackAOnly, PackBRows, Rntm, SupLimits, Ways, c32, c64};
@@ -918,11 +918,6 @@ fn packing_only_a_on_two_threads_matches_one_thread() {
     }
 }
 
-/// The sup limits of a configuration's sgemm kernel, if it has one.
-fn sup_limits_of(cntx: &Cntx) -> Option<SupLimits> {
-    cntx.kernel::<f32, f32>().sup().map(|s| s.limits())
-}
-
 /// Sizes 0, 1 and either side of MR/NR/MC/NC/KC (and their multiples), with random op()s,
 /// storages and scalar classes, on the packed path and with only A packed.
 #[test]
@@ -1261,7 +1256,7 @@ fn b_rows_in_few_l1_sets_packed_from_four_row_tiles() {
 /// kernel's other limits for every dtype, as `with_sup_limits` sets them), or `None` where
 /// the configuration has no sup kernels.
 fn with_pack_b_rows(full: &Cntx, rules: &'static [PackBRows]) -> Option<Cntx> {
-    let limits = full.kernel::<f32, f32>().sup()?.limits();
+    let limits = sup_limits_of(full)?;
     Some(full.clone().with_sup_limits(SupLimits {
         pack_b_rows: rules,
         ..limits

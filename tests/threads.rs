@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use harness::{
     Case, Dt, blocksizes_of, contexts_with_tiny_blocks, gemm_output, no_sup_limits, run_case,
-    same_bits, sup_tile_of,
+    same_bits, sup_limits_of, sup_tile_of,
 };
 use oxblis::check::{Op, Rng, Storage, Values};
 use oxblis::{Blocksizes, Cntx, MatMut, MatRef, Rntm, SupLimits, Ways, c32, c64, gemm_ex};
@@ -170,7 +170,7 @@ fn sup_k_blocks_match_one_thread<T: Dt>(cntx: &Cntx, rng: &mut Rng, a_transposed
 fn sup_path_k_blocks_do_not_depend_on_the_team() {
     let mut rng = Rng::new(59);
     for (full, _) in contexts_with_tiny_blocks() {
-        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+        let Some(limits) = sup_limits_of(&full) else {
             continue;
         };
         let split = full.with_sup_limits(SupLimits {
@@ -244,7 +244,7 @@ fn column_blocks_keep_the_bits<T: Dt>(whole: &Cntx, by_columns: &Cntx, rng: &mut
 fn sup_column_blocks_do_not_change_the_bits() {
     let mut rng = Rng::new(67);
     for (full, _) in contexts_with_tiny_blocks() {
-        let Some(limits) = full.kernel::<f32, f32>().sup().map(|s| s.limits()) else {
+        let Some(limits) = sup_limits_of(&full) else {
             continue;
         };
         let split = |c_block_bytes_if_k_split| {

@@ -29,6 +29,7 @@ use crate::cntx::{Cntx, GemmKernel};
 use crate::error::Result;
 use crate::kernels::{DotsUkr, DotsUkrArgs, MAX_DOT_GATHER_K, MAX_DOT_ROWS};
 use crate::l3::blocks::run_on_blocks_of_c;
+use crate::l3::sup::even_blocks;
 use crate::rntm::Rntm;
 use crate::thread::plan::{SINGLE, SplitFirst, block_ways, plan};
 use crate::types::{Element, GemmPair, Scalar};
@@ -266,16 +267,13 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
 ) {
     let m = c.nrows();
-    if m < MAX_DOT_ROWS {
-        gemm_dots_rows(dots, alpha, a, b, beta, c, 0..m);
-        return;
-    }
-    let height = m.div_ceil(m.div_ceil(BLOCKED_DOT_ROWS));
-    let mut i0 = 0;
-    while i0 < m {
-        let rows = i0..(i0 + height).min(m);
-        i0 = rows.end;
-        gemm_dots_rows(dots, alpha, a, b, beta, c, rows);
+    let height = if m < MAX_DOT_ROWS {
+        m
+    } else {
+        even_blocks(m, BLOCKED_DOT_ROWS)
+    };
+    for i0 in (0..m).step_by(height.max(1)) {
+        gemm_dots_rows(dots, alpha, a, b, beta, c, i0..(i0 + height).min(m));
     }
 }
 
@@ -294,7 +292,7 @@ fn gemm_dots_rows<A: GemmPair<B>, B: Element>(
     let (m, n, k) = (rows.len(), c.ncols(), b.nrows());
     debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
     let a = &a.submatrix(rows.start, 0, m, k);
-    let block_len = k.div_ceil(k.div_ceil(DOT_K_BLOCK));
+    let block_len = even_blocks(k, DOT_K_BLOCK);
     let mut args = DotsUkrArgs {
         m,
         n,

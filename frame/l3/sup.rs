@@ -743,29 +743,18 @@ const COPIED_B_MIN_ROW_TILES: usize = 4;
 struct BPanelBuf([MaybeUninit<u8>; B_PANEL_BYTES]);
 
 /// Whether [`sup_tiles`] copies each column panel of `b` (one k block) before its row tiles
-/// (`rows` of C): [`b_panels_worth_copying`], and a panel that fits the buffer.
+/// (`rows` of C): [`b_panels_handled`], C of at least [`COPIED_B_MIN_ROW_TILES`] row tiles,
+/// and a panel that fits the buffer.
 fn copies_b_panels<A: Element, B: Element>(
     sup: &SupKernel<A, B>,
     b: &MatRef<B>,
     rows: usize,
 ) -> bool {
-    b_panels_worth_copying(sup, b, rows)
-        && b.nrows()
-            .saturating_mul(sup.tile().1)
-            .saturating_mul(size_of::<B>())
-            <= B_PANEL_BYTES
-}
-
-/// Whether the column panels of `b` (one k block) are worth copying for `rows` of C, if they
-/// fit the buffer: [`b_panels_handled`], and C of at least [`COPIED_B_MIN_ROW_TILES`] row
-/// tiles.
-fn b_panels_worth_copying<A: Element, B: Element>(
-    sup: &SupKernel<A, B>,
-    b: &MatRef<B>,
-    rows: usize,
-) -> bool {
+    let (mr, nr) = sup.tile();
     // The division last.
-    b_panels_handled(sup, b) && rows.div_ceil(sup.tile().0) >= COPIED_B_MIN_ROW_TILES
+    b_panels_handled(sup, b)
+        && b.nrows().saturating_mul(nr).saturating_mul(size_of::<B>()) <= B_PANEL_BYTES
+        && rows.div_ceil(mr) >= COPIED_B_MIN_ROW_TILES
 }
 
 /// Whether the configuration's rules for B's column panels apply to `b` (one k block): k
@@ -1201,8 +1190,8 @@ fn a_k_block(m: usize, k: usize, size: usize, block_bytes: usize) -> Option<usiz
 }
 
 /// The length of each of the fewest equal blocks (the last one shorter) that cover `len` in
-/// blocks of at most `most` (at least 1).
-fn even_blocks(len: usize, most: usize) -> usize {
+/// blocks of at most `most` (at least 1). Shared with the dots path's row and k blocks.
+pub(crate) fn even_blocks(len: usize, most: usize) -> usize {
     len.div_ceil(len.div_ceil(most)).max(1)
 }
 
@@ -1466,19 +1455,23 @@ mod tests {
 
     #[test]
     fn b_rows_rules_count_row_tiles_per_thread_and_ask_for_far_rows_and_enough_rows() {
-        let rule = |rule: PackBRows| {
-            kernel_with(SupLimits {
-                pack_b_rows: Box::leak(Box::new([rule])),
-                ..LIMITS
-            })
-        };
-        let data = vec![0.0f64; 8192 * 128];
-        let bt = |k, n, ld| rows_of_b(&data, k, n, ld);
-        // Rows 16 KiB apart, 1 MiB: four row tiles (16 rows each) per thread.
-        let sup = rule(PackBRows {
+        // skx's two rules, each on its own.
+        const FEW_SETS: [PackBRows; 1] = [PackBRows {
             min_row_stride_bytes: 12 << 10,
             max_m: usize::MAX,
             ..ROWS_RULE
+        }];
+        const ANY_ROWS_FROM_128: [PackBRows; 1] = [PackBRows {
+            only_in_few_l1_sets: false,
+            min_m: 128,
+            ..FEW_SETS[0]
+        }];
+        let data = vec![0.0f64; 8192 * 128];
+        let bt = |k, n, ld| rows_of_b(&data, k, n, ld);
+        // Rows 16 KiB apart, 1 MiB: four row tiles (16 rows each) per thread.
+        let sup = kernel_with(SupLimits {
+            pack_b_rows: &FEW_SETS,
+            ..LIMITS
         });
         let b = bt(64, 2048, 2048);
         for (m, threads, packed) in [
@@ -1503,12 +1496,9 @@ mod tests {
         // not ask for few sets, and then from its 128 rows.
         let spread = bt(64, 2048, 2056);
         assert!(!sup.packs_b_with_rows_contiguous(256, 1, &spread));
-        let sup = rule(PackBRows {
-            min_row_stride_bytes: 12 << 10,
-            only_in_few_l1_sets: false,
-            min_m: 128,
-            max_m: usize::MAX,
-            ..ROWS_RULE
+        let sup = kernel_with(SupLimits {
+            pack_b_rows: &ANY_ROWS_FROM_128,
+            ..LIMITS
         });
         assert!(sup.packs_b_with_rows_contiguous(128, 1, &spread));
         assert!(!sup.packs_b_with_rows_contiguous(127, 1, &spread));

@@ -247,6 +247,12 @@ pub fn contexts_with_tiny_blocks() -> Vec<(Cntx, Cntx)> {
         .collect()
 }
 
+/// The sup limits of a configuration's sgemm kernel, if it has one (the limits tests change
+/// and hand back through `Cntx::with_sup_limits`, which sets them for every dtype).
+pub fn sup_limits_of(cntx: &Cntx) -> Option<SupLimits> {
+    cntx.kernel::<f32, f32>().sup().map(|s| s.limits())
+}
+
 /// Sup limits that let no problem take the sup path, the packed-A path or the one-tile
 /// shortcut: sup kernels then serve only the packed path's edge tiles.
 pub fn no_sup_limits() -> SupLimits {
