@@ -4,20 +4,20 @@
 //! column of op(B), computed by the context's dots kernel in one call per k block
 //! (contract: `DotsUkr` in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
 //! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ. With both op(A)'s rows and
-//! op(B)'s columns contiguous (TN), a small C of 9 to [`MAX_BLOCKED_DOT_ROWS`] rows or columns
-//! (the shorter side) and at most [`MAX_BLOCKED_DOT_COLUMNS`] on the other goes this way too,
-//! in blocks of at most [`BLOCKED_DOT_ROWS`] rows, one pass over op(B) each: the tile path
-//! would copy op(A) first and mask most of a tile's rows.
+//! op(B)'s columns contiguous (TN), a small C goes this way too (9 to
+//! [`MAX_BLOCKED_DOT_ROWS`] rows or columns, the shorter side, and at most
+//! [`MAX_BLOCKED_DOT_COLUMNS`] on the other; or up to [`MAX_WIDER_DOT_ROWS`] in a C of at most
+//! [`MAX_WIDER_DOT_ELEMENTS`] elements), in blocks of at most [`BLOCKED_DOT_ROWS`] rows, one
+//! pass over op(B) each: the tile path would copy op(A) first and mask most of a tile's rows.
 //!
 //! The tile kernels compute such a C badly: their vectors run down C's columns, a few
 //! elements long, so every k step spends a mostly masked vector on each column. The dots
 //! kernel's vectors run along k instead, and every lane is useful.
 //!
 //! The kernel reads op(A)'s rows as contiguous runs. Where they are (TN: op(A) = Aᵀ of a
-//! column-major A) it reads them in place; where they are not (NN), it gathers them into a
-//! buffer of its own first, [`DOT_K_BLOCK`] elements of each row at a time. Either way k is
-//! taken in blocks of at most [`DOT_K_BLOCK`], so that the rows of A stay in L1 while B's
-//! columns stream past them; C is updated once per block (beta on the first, then 1).
+//! column-major A) it reads them in place, all of k in one call; where they are not (NN), it
+//! gathers them into a buffer of its own first, [`DOT_K_BLOCK`] elements of each row at a
+//! time, one call per k block, C updated once per block (beta on the first, then 1).
 //!
 //! Chosen by `gemm_front` (and by the BLAS entry points' shortcut, `frame/blas/one_tile.rs`)
 //! for every dtype whose context has a dots kernel. With threads, each takes its own
@@ -35,10 +35,13 @@ use crate::thread::plan::{SINGLE, SplitFirst, block_ways, plan};
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
-/// The longest k block, in elements: four rows of it take 8 KiB of f32 or 16 KiB of f64,
-/// a share of L1 next to the B columns streaming through. Seven rows of f64 take 28 KiB;
-/// blocks of at most 16 KiB of A were level with it or 1–7 % behind (dgemm 5–7×256×1024 and
-/// 7×1024×512, sgemm 7–8 rows).
+/// The longest k block of gathered rows of A (NN), in elements: the kernel's buffer holds
+/// this many of each row. Four rows of it take 8 KiB of f32 or 16 KiB of f64, a share of L1
+/// next to the B columns streaming through. Rows read in place (TN) went in blocks of this
+/// length too until session 54, when all of k in one call gained on skx (sgemm TN
+/// 4×4096×4096 1.75×, 16×16×1000 1.11×, 4×200×1000 1.13×; dgemm 3×3000×3000 1.34×,
+/// 16×16×2048 1.18×, 8×512×8192 level; `kernels/x86/dots_real.rs`, which keeps the blocks
+/// for the 16-register bodies).
 const DOT_K_BLOCK: usize = MAX_DOT_GATHER_K;
 
 /// The shortest k, in bytes of a row, a problem needs to take the dots path. Below it the
@@ -69,24 +72,55 @@ const MAX_C_COLUMN_BYTES: usize = 64;
 const MAX_GATHERED_C_COLUMN_BYTES: usize = 48;
 
 /// The longest shorter side of a TN C that the dots path takes in row blocks (past the
-/// short, wide C above). Measured on skx (session 53, a Zen 4, one thread, ratio to OpenBLAS,
-/// tile path → dots in blocks of six rows): sgemm 9×32×1000 0.56 → 0.91, 12×12×1000 0.53 →
-/// 0.84, 12×48×1000 0.73 → 0.96, 36×11×2048 0.54 → 1.10, 10×20×256 0.52 → 0.98, 64×12×200
-/// 0.75 → 1.04, 9×32×64 0.60 → 0.91; dgemm 9×32×1000 0.66 → 1.12, 12×12×1000 0.60 → 0.96,
-/// 36×11×2048 0.71 → 1.14, 64×12×200 0.70 → 0.85, 12×12×96 0.62 → 0.98. From 16 rows it was
-/// mixed: 16×16×1000 and 24×24×1000 gained (sgemm 0.75 → 0.82, dgemm 0.78 → 0.96), 16×40×1000
-/// and 32×32×1000 lost (sgemm 0.92 → 0.77, 1.35 → 1.20), so the rule stops at 12.
+/// short, wide C above) whatever its longer side, up to [`MAX_BLOCKED_DOT_COLUMNS`].
+/// Measured on skx (session 53, a Zen 4, one thread, ratio to OpenBLAS, tile path → dots in
+/// blocks of six rows): sgemm 9×32×1000 0.56 → 0.91, 12×12×1000 0.53 → 0.84, 12×48×1000 0.73
+/// → 0.96, 36×11×2048 0.54 → 1.10, 10×20×256 0.52 → 0.98, 64×12×200 0.75 → 1.04, 9×32×64
+/// 0.60 → 0.91; dgemm 9×32×1000 0.66 → 1.12, 12×12×1000 0.60 → 0.96, 36×11×2048 0.71 → 1.14,
+/// 64×12×200 0.70 → 0.85, 12×12×96 0.62 → 0.98.
 const MAX_BLOCKED_DOT_ROWS: usize = 12;
 
 /// The longest longer side of such a C (measured to 64: sgemm 9×64×512 0.61 → 1.12, 12×64×300
 /// 0.76 → 0.98).
 const MAX_BLOCKED_DOT_COLUMNS: usize = 64;
 
+/// Past [`MAX_BLOCKED_DOT_ROWS`], the longest shorter side of a TN C taken in row blocks, for
+/// a C of at most [`MAX_WIDER_DOT_ELEMENTS`] elements whose k is long enough
+/// ([`WIDER_DOT_MIN_K_BYTES`]). Measured on skx (session 54, a Zen 4, one thread, the tile
+/// path against dots in row blocks with k taken whole, three alternated runs over shorter
+/// sides 13–32, longer sides up to 64 and k = 64–2048; docs/Performance.md, "Small TN C as
+/// dot products up to 28 rows"): within the rule sgemm gained 1.28× (geometric mean of 56
+/// shapes; 20×20×256 0.57 → 0.85 of OpenBLAS, 16×16×1000 0.76 → 0.93), the least 0.97; dgemm
+/// 1.16× (61 shapes; 20×20×1000 0.74 → 0.90), the least 0.88 (16×40×2048, where the tile
+/// path was 1.87× OpenBLAS). A shorter side of 32 lost at every k (0.73–1.02 sgemm,
+/// 0.77–0.97 dgemm), and so did larger C (sgemm 16×64×512 0.88, dgemm 16×64×2048 0.75,
+/// 24×40×1000 0.82).
+const MAX_WIDER_DOT_ROWS: usize = 28;
+
+/// The most elements of a C that [`MAX_WIDER_DOT_ROWS`] admits (20×40, 28×28).
+const MAX_WIDER_DOT_ELEMENTS: usize = 800;
+
+/// The shortest k, in bytes of a row, for such a C of more than [`SHORT_K_WIDER_DOT_ELEMENTS`]
+/// elements: at k = 64 sgemm lost on larger C (16×40 0.87, 24×40 0.87, 28×28 0.96) and gained
+/// on smaller ones (16×16 1.13, 20×20 1.18, 13×40 1.07); dgemm at k = 64 alike (16×40 0.90,
+/// 20×20 1.15).
+const WIDER_DOT_MIN_K_BYTES: usize = 1024;
+
+/// The most elements of a C taken at any k (24×24).
+const SHORT_K_WIDER_DOT_ELEMENTS: usize = 576;
+
 /// The rows of one dots kernel call in such a C: the kernel's blocks of five or six rows
 /// (5×4, 6×4 accumulators) load fewer vectors per FMA than its 8×2 (session 53, blocks of at
 /// most 6 against 8: sgemm 16×16×1000 0.68 → 0.82, 48×16×1000 0.84 → 0.96, dgemm 16×16×1000
 /// 0.79 → 0.96, 32×32×1000 0.95 → 1.22 of OpenBLAS; at most 4 read 0.98–1.0 of 6).
 const BLOCKED_DOT_ROWS: usize = 6;
+
+/// The same where A's rows and B's columns are both a multiple of 4 KiB apart, so that a
+/// block's rows and columns all fall in one set of the L1 (eight ways): four rows and four
+/// columns fit it, six and four did not. Session 54, skx, dgemm TN against blocks of six:
+/// 16×16×2048 1.24×, 32×32×2048 1.33×, 24×40×2048 1.29×, 16×16×1024 1.28×, 12×12×2048 1.27×;
+/// sgemm 16×16×2048 1.18×, 24×40×2048 1.29×, 16×16×4096 1.23×.
+const BLOCKED_DOT_ROWS_IN_ONE_SET: usize = 4;
 
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
 /// 2 to `max_rows` rows (one row is a gemv), and k long enough. Measured against the tile
@@ -130,7 +164,7 @@ pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Option<Result<()>> {
     // Saturating: a zero-stride view may have a k no memory holds (`tests/tall.rs`).
     let short_k = a.ncols().saturating_mul(size_of::<A>().min(size_of::<B>())) < DOT_MIN_K_BYTES;
-    if short_k || c.nrows().min(c.ncols()) > MAX_BLOCKED_DOT_ROWS {
+    if short_k || c.nrows().min(c.ncols()) > MAX_WIDER_DOT_ROWS {
         return None;
     }
     gemm_dots_if_suited(threads, kernel, alpha, a, b, beta, c)
@@ -178,17 +212,32 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Option<Result<()>> {
     let (m, n) = (c.nrows(), c.ncols());
     let tn = a.col_stride() == 1 && b.row_stride() == 1;
-    if !tn || m.min(n) <= MAX_DOT_ROWS || m.max(n) > MAX_BLOCKED_DOT_COLUMNS {
+    if !tn || m.min(n) <= MAX_DOT_ROWS || !takes_in_row_blocks::<A>(m, n, a.ncols()) {
         return None;
     }
     if m <= n {
-        return suits(m, b, a, MAX_BLOCKED_DOT_ROWS)
+        return suits(m, b, a, MAX_WIDER_DOT_ROWS)
             .then(|| dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
-    if !suits(n, &a.t(), &b.t(), MAX_BLOCKED_DOT_ROWS) {
+    if !suits(n, &a.t(), &b.t(), MAX_WIDER_DOT_ROWS) {
         return None;
     }
     dots_on_threads_transposed(threads, kernel, dots, alpha, a, b, beta, c)
+}
+
+/// Whether a TN C of m×n (both past [`MAX_DOT_ROWS`]) over k of `A`'s elements is small
+/// enough for the dots path in row blocks: a shorter side up to [`MAX_BLOCKED_DOT_ROWS`] with
+/// a longer one up to [`MAX_BLOCKED_DOT_COLUMNS`], or one up to [`MAX_WIDER_DOT_ROWS`] in a C
+/// of at most [`MAX_WIDER_DOT_ELEMENTS`] whose k is long enough.
+fn takes_in_row_blocks<A>(m: usize, n: usize, k: usize) -> bool {
+    let (shorter, elements) = (m.min(n), m * n);
+    if shorter <= MAX_BLOCKED_DOT_ROWS {
+        return m.max(n) <= MAX_BLOCKED_DOT_COLUMNS;
+    }
+    shorter <= MAX_WIDER_DOT_ROWS
+        && elements <= MAX_WIDER_DOT_ELEMENTS
+        && (elements <= SHORT_K_WIDER_DOT_ELEMENTS
+            || k.saturating_mul(size_of::<A>()) >= WIDER_DOT_MIN_K_BYTES)
 }
 
 /// [`dots_on_threads`] on the transposed problem, Cᵀ = op(B)ᵀ·op(A)ᵀ (`None` where the dtypes
@@ -270,16 +319,31 @@ fn gemm_dots_single<A: GemmPair<B>, B: Element>(
     let height = if m < MAX_DOT_ROWS {
         m
     } else {
-        even_blocks(m, BLOCKED_DOT_ROWS)
+        even_blocks(m, blocked_dot_rows(a, b))
     };
     for i0 in (0..m).step_by(height.max(1)) {
         gemm_dots_rows(dots, alpha, a, b, beta, c, i0..(i0 + height).min(m));
     }
 }
 
-/// Rows `rows` (at most [`MAX_DOT_ROWS`]) of C: the kernel on each k block of at most
-/// [`DOT_K_BLOCK`] (blocks of equal length but for rounding), C getting beta from the first
-/// block and accumulating after.
+/// The most rows of a block of C in [`gemm_dots_single`]: [`BLOCKED_DOT_ROWS_IN_ONE_SET`]
+/// where A's rows and B's columns both lie a multiple of 4 KiB apart (by their strides, not
+/// their addresses, so that the blocks, and the result's bits, do not depend on where the
+/// arrays lie), else [`BLOCKED_DOT_ROWS`].
+fn blocked_dot_rows<A: Element, B: Element>(a: &MatRef<A>, b: &MatRef<B>) -> usize {
+    const PAGE: usize = 4096;
+    let a_rows = a.row_stride().unsigned_abs().wrapping_mul(size_of::<A>());
+    let b_columns = b.col_stride().unsigned_abs().wrapping_mul(size_of::<B>());
+    if a_rows.is_multiple_of(PAGE) && b_columns.is_multiple_of(PAGE) {
+        BLOCKED_DOT_ROWS_IN_ONE_SET
+    } else {
+        BLOCKED_DOT_ROWS
+    }
+}
+
+/// Rows `rows` (at most [`MAX_DOT_ROWS`]) of C: the kernel on all of k where A's rows are
+/// contiguous, else on each k block of at most [`DOT_K_BLOCK`] (blocks of equal length but
+/// for rounding), C getting beta from the first block and accumulating after.
 fn gemm_dots_rows<A: GemmPair<B>, B: Element>(
     dots: DotsUkr<A, B>,
     alpha: A::Acc,
@@ -292,7 +356,13 @@ fn gemm_dots_rows<A: GemmPair<B>, B: Element>(
     let (m, n, k) = (rows.len(), c.ncols(), b.nrows());
     debug_assert!((1..=MAX_DOT_ROWS).contains(&m) && b.row_stride() == 1 && k >= 1);
     let a = &a.submatrix(rows.start, 0, m, k);
-    let block_len = even_blocks(k, DOT_K_BLOCK);
+    // The kernel takes A's contiguous rows at any k (and blocks it itself where its
+    // register file needs that); gathered rows come DOT_K_BLOCK at a time.
+    let block_len = if a.col_stride() == 1 {
+        k
+    } else {
+        even_blocks(k, DOT_K_BLOCK)
+    };
     let mut args = DotsUkrArgs {
         m,
         n,
@@ -316,9 +386,10 @@ fn gemm_dots_rows<A: GemmPair<B>, B: Element>(
         args.a = a.as_ptr().wrapping_offset(p0 as isize * a.col_stride());
         args.b = b.as_ptr().wrapping_add(p0);
         // SAFETY: the `DotsUkr` contract: A's m ≤ MAX_DOT_ROWS rows over kb ≥ 1 columns (at
-        // most MAX_DOT_GATHER_K = DOT_K_BLOCK) in its checked view, B's n columns contiguous
-        // over rows p0..p0 + kb of its checked view (unit row stride), C a checked,
-        // exclusively borrowed view; the context's kernel runs on this CPU.
+        // most MAX_DOT_GATHER_K = DOT_K_BLOCK unless A's rows are contiguous) in its checked
+        // view, B's n columns contiguous over rows p0..p0 + kb of its checked view (unit row
+        // stride), C a checked, exclusively borrowed view; the context's kernel runs on this
+        // CPU.
         unsafe { dots(&args) };
         args.beta = A::Acc::one();
         p0 += kb;
@@ -364,8 +435,9 @@ mod tests {
             let long = k_of::<T>(512);
             // The rule, restated: C's columns under 64 bytes (48 gathered); k from 128 bytes,
             // from 256 for seven rows or six gathered, from 384 gathered into columns of 32
-            // bytes or more. TN (op(B) column-stored) C whose shorter side is 9–12 and whose
-            // longer side is at most 64: by row blocks, k from 256 bytes.
+            // bytes or more. TN (op(B) column-stored) C by row blocks, k from 256 bytes:
+            // a shorter side of 9–12 and a longer one of at most 64, or a shorter side of
+            // 13–28 in a C of at most 800 elements, with k from 1 KiB past 576 elements.
             let meant = |m: usize, n: usize, k: usize, op_a: Op, st_b: Storage| {
                 let bytes = m * size_of::<T>();
                 let gathered = op_a == Op::N;
@@ -380,18 +452,22 @@ mod tests {
                 let short_and_wide = (2..=MAX_DOT_ROWS).contains(&m)
                     && bytes < max_bytes
                     && k * size_of::<T>() >= min_k_bytes;
+                let (shorter, elements) = (m.min(n), m * n);
+                let k_bytes = k * size_of::<T>();
                 let small_tn = op_a == Op::T
-                    && (9..=12).contains(&m.min(n))
-                    && m.max(n) <= 64
-                    && k * size_of::<T>() >= 256;
+                    && k_bytes >= 256
+                    && (((9..=12).contains(&shorter) && m.max(n) <= 64)
+                        || ((13..=28).contains(&shorter)
+                            && elements <= 800
+                            && (elements <= 576 || k_bytes >= 1024)));
                 st_b == Storage::Col && (short_and_wide || small_tn)
             };
             // (m, k, op(A), op(B) stored as): k on each side of each threshold, past two k
             // blocks, and the longest a gathered A takes in one; rows past the blocked
-            // path's 12.
+            // path's 12 and 28; rows a multiple of 4 KiB apart (4096 bytes: blocks of four).
             let mut shapes = vec![];
-            for m in (1..=MAX_BLOCKED_DOT_ROWS + 1).chain([40]) {
-                let ks = [64, 128, 252, 256, 380, 384, 512].map(k_of::<T>);
+            for m in (1..=MAX_BLOCKED_DOT_ROWS + 1).chain([16, 20, 28, 29, 40]) {
+                let ks = [64, 128, 252, 256, 380, 384, 512, 1020, 1024, 4096].map(k_of::<T>);
                 for k in ks.into_iter().chain([2 * DOT_K_BLOCK + 3]) {
                     for op_a in [Op::N, Op::T] {
                         shapes.push((m, k, op_a, Storage::Col));
@@ -445,7 +521,8 @@ mod tests {
 
     /// Every context's dots kernel, called directly, on every row count its contract takes
     /// (whether or not `suits` sends it there): A in place and gathered (column-stored and
-    /// general), k around the register widths and up to the longest gathered, C of every
+    /// general), k around the register widths and up to the longest gathered (past it in
+    /// place), C of every
     /// storage, beta 0 (NaN in C), 1 and other; nothing written outside C.
     fn kernel_matches_on_every_row_count<T>()
     where
@@ -459,7 +536,18 @@ mod tests {
             };
             let mut case = 0;
             for m in 1..=MAX_DOT_ROWS {
-                for k in [1, 3, 8, 17, 64, 101, MAX_DOT_GATHER_K] {
+                // Past the longest gathered k for A read in place (row-stored): whole on
+                // the 32-register bodies, in blocks on the 16-register ones.
+                for k in [
+                    1,
+                    3,
+                    8,
+                    17,
+                    64,
+                    101,
+                    MAX_DOT_GATHER_K,
+                    2 * MAX_DOT_GATHER_K + 5,
+                ] {
                     for (st_a, n, st_c) in [
                         (Storage::Row, 13, Storage::Col),
                         (Storage::Col, 9, Storage::Row),
@@ -470,6 +558,9 @@ mod tests {
                         (Storage::Row, 6, Storage::Row),
                         (Storage::Col, 10, Storage::Row),
                     ] {
+                        if k > MAX_DOT_GATHER_K && st_a != Storage::Row {
+                            continue;
+                        }
                         case += 1;
                         let a = TestMatrix::<T>::random(&mut rng, values, m, k, st_a);
                         let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Col);
@@ -495,7 +586,8 @@ mod tests {
                         };
                         // SAFETY: the views describe the m×k, k×n (unit row stride) and m×n
                         // matrices in their buffers; m ≤ MAX_DOT_ROWS and k ≤
-                        // MAX_DOT_GATHER_K; the context is supported on this CPU.
+                        // MAX_DOT_GATHER_K unless A's rows are contiguous; the context is
+                        // supported on this CPU.
                         unsafe { dots(&args) };
                         let what = format!("{}: {m}×{n}×{k} A {st_a:?} C {st_c:?}", cntx.name());
                         let got = expected.compare(&c, k);

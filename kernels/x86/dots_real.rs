@@ -54,35 +54,19 @@ where
     debug_assert!(args.m >= 1 && args.m <= MAX_DOT_ROWS && args.cs_a == 1);
     debug_assert!(args.n >= 1 && args.k >= 1);
     if V::REGISTERS < 32 {
-        // SAFETY: passed on; past four rows, each pass is the contract on its rows of A and
-        // C (row `upper` lies inside both, as upper < m) and on a chunk of B's and C's
-        // columns j..j + part.n (j < n, part.n ≤ n − j).
+        // SAFETY: passed on: each k block is the contract on A's columns and B's rows
+        // p0..p0 + kb (p0 < k, kb ≤ k − p0).
         unsafe {
-            if args.m <= 4 {
-                up_to_four_rows::<V>(args);
-            } else {
-                // No block of more than four rows fits in 16 registers: two passes over B,
-                // a chunk of its columns at a time, so the second pass finds them in L2.
-                let upper = args.m.div_ceil(2);
-                let column_bytes = args.k * size_of::<V::Elem>();
-                let chunk = (TWO_PASS_CHUNK_BYTES / column_bytes).max(1);
-                let mut j = 0;
-                while j < args.n {
-                    let part = DotsUkrArgs {
-                        n: chunk.min(args.n - j),
-                        b: args.b.offset(j as isize * args.cs_b),
-                        c: args.c.offset(j as isize * args.cs_c),
-                        ..*args
-                    };
-                    up_to_four_rows::<V>(&DotsUkrArgs { m: upper, ..part });
-                    up_to_four_rows::<V>(&DotsUkrArgs {
-                        m: args.m - upper,
-                        a: args.a.offset(upper as isize * args.rs_a),
-                        c: part.c.offset(upper as isize * args.rs_c),
-                        ..part
-                    });
-                    j += part.n;
-                }
+            let block_len = args.k.div_ceil(args.k.div_ceil(SMALL_FILE_K_BLOCK));
+            let mut block = DotsUkrArgs { k: 0, ..*args };
+            let mut p0 = 0;
+            while p0 < args.k {
+                block.k = block_len.min(args.k - p0);
+                block.a = args.a.add(p0);
+                block.b = args.b.add(p0);
+                on_small_file::<V>(&block);
+                block.beta = V::Elem::one();
+                p0 += block.k;
             }
         }
         return;
@@ -98,6 +82,58 @@ where
             6 => blocks::<V, 6, 4>(args),
             7 => blocks::<V, 7, 3>(args),
             _ => blocks::<V, 8, 2>(args),
+        }
+    }
+}
+
+/// The longest k block of [`dots_in_place`] on a register file of 16: its blocks of 4×2 at
+/// most load A's rows again for every two columns of B, so the rows (at most four, 8 KiB of
+/// f32 or 16 KiB of f64) are kept to a share of L1 while B's columns stream past them. The
+/// 32-register bodies take k whole (their blocks load A once per four columns or more):
+/// against blocks of 512 on a Zen 4 (skx, session 54) sgemm TN 4×4096×4096 1.75×, 16×16×1000
+/// 1.11×, dgemm 3×3000×3000 1.34×, 16×16×2048 1.18×. With haswell's kernels forced on the
+/// same machine k whole was mixed (dgemm TN 4×200×1000 0.83, 4×16×4000 0.96, sgemm
+/// 4×4096×4096 1.55): kept in blocks until measured on its own hardware.
+const SMALL_FILE_K_BLOCK: usize = MAX_DOT_GATHER_K;
+
+/// [`dots_in_place`] on a register file of 16, for one k block.
+///
+/// # Safety
+/// As [`dots_in_place`].
+#[inline(always)]
+unsafe fn on_small_file<V: DotSimd>(args: &DotsUkrArgs<V::Elem, V::Elem>)
+where
+    V::Elem: Scalar,
+{
+    // SAFETY: passed on; past four rows, each pass is the contract on its rows of A and
+    // C (row `upper` lies inside both, as upper < m) and on a chunk of B's and C's
+    // columns j..j + part.n (j < n, part.n ≤ n − j).
+    unsafe {
+        if args.m <= 4 {
+            up_to_four_rows::<V>(args);
+        } else {
+            // No block of more than four rows fits in 16 registers: two passes over B,
+            // a chunk of its columns at a time, so the second pass finds them in L2.
+            let upper = args.m.div_ceil(2);
+            let column_bytes = args.k * size_of::<V::Elem>();
+            let chunk = (TWO_PASS_CHUNK_BYTES / column_bytes).max(1);
+            let mut j = 0;
+            while j < args.n {
+                let part = DotsUkrArgs {
+                    n: chunk.min(args.n - j),
+                    b: args.b.offset(j as isize * args.cs_b),
+                    c: args.c.offset(j as isize * args.cs_c),
+                    ..*args
+                };
+                up_to_four_rows::<V>(&DotsUkrArgs { m: upper, ..part });
+                up_to_four_rows::<V>(&DotsUkrArgs {
+                    m: args.m - upper,
+                    a: args.a.offset(upper as isize * args.rs_a),
+                    c: part.c.offset(upper as isize * args.rs_c),
+                    ..part
+                });
+                j += part.n;
+            }
         }
     }
 }
