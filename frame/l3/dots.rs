@@ -92,8 +92,8 @@ const MAX_BLOCKED_DOT_COLUMNS: usize = 64;
 /// dot products up to 28 rows"): within the rule sgemm gained 1.28× (geometric mean of 56
 /// shapes; 20×20×256 0.57 → 0.85 of OpenBLAS, 16×16×1000 0.76 → 0.93), the least 0.97; dgemm
 /// 1.16× (61 shapes; 20×20×1000 0.74 → 0.90), the least 0.88 (16×40×2048, where the tile
-/// path was 1.87× OpenBLAS). A shorter side of 32 lost at every k (0.73–1.02 sgemm,
-/// 0.77–0.97 dgemm), and so did larger C (sgemm 16×64×512 0.88, dgemm 16×64×2048 0.75,
+/// path was 1.87× OpenBLAS). A shorter side of 32 lost at most k (0.73–1.02 sgemm,
+/// 0.77–1.04 dgemm, mostly under 0.95), and so did larger C (sgemm 16×64×512 0.88, dgemm 16×64×2048 0.75,
 /// 24×40×1000 0.82).
 const MAX_WIDER_DOT_ROWS: usize = 28;
 
@@ -117,9 +117,10 @@ const BLOCKED_DOT_ROWS: usize = 6;
 
 /// The same where A's rows and B's columns are both a multiple of 4 KiB apart, so that a
 /// block's rows and columns all fall in one set of the L1 (eight ways): four rows and four
-/// columns fit it, six and four did not. Session 54, skx, dgemm TN against blocks of six:
-/// 16×16×2048 1.24×, 32×32×2048 1.33×, 24×40×2048 1.29×, 16×16×1024 1.28×, 12×12×2048 1.27×;
-/// sgemm 16×16×2048 1.18×, 24×40×2048 1.29×, 16×16×4096 1.23×.
+/// columns fit it, six and four did not. Session 54, skx, against blocks of six (three
+/// alternated runs): dgemm TN 16×16×2048 1.24×, 32×32×2048 1.24×, 24×40×2048 1.27×,
+/// 16×16×1024 1.27×, 32×32×1024 1.33×, 12×12×2048 1.24×; sgemm 16×16×2048 1.20×, 24×40×2048
+/// 1.30×, 16×16×4096 1.19×; 20×40×2048 level (0.99×), 64×32×2048 0.91×.
 const BLOCKED_DOT_ROWS_IN_ONE_SET: usize = 4;
 
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
