@@ -207,6 +207,28 @@ const WIDE_COLUMN_MIN_K: usize = 40;
 /// `sup::TRANSPOSED_MIN_K` (see [`WIDE_COLUMN_MIN_K`]).
 const EXACT_VECTOR_MIN_K: usize = 128;
 
+/// The shortest k for which a short, wide TT C (op(A)'s rows contiguous, so that as it is
+/// op(A) would be copied onto the stack first) goes transposed: [`TRANSPOSED_MIN_K`] (32)
+/// until session 54, whose sweep (dgemm m = 2–7, sgemm m = 2–14, n = 12–300, k = 1–31) found
+/// TT with k under 32 at 0.33–0.44 of OpenBLAS at worst. Transposed against as it is (skx,
+/// one thread, three alternated runs; geometric means over the 16 shapes of each k): dgemm
+/// k = 6 1.48×, 8 1.49×, 12 1.35×, 16–31 1.33–1.38×; sgemm 6 1.59×, 8 1.67×, 12 1.56×,
+/// 16–31 1.56–1.64×; the least 0.95 (dgemm 7×300×6, sgemm 14×48×6). k = 1 is an outer
+/// product, decided before. Forced haswell on the same machine, with k from 2 for every m:
+/// 2.24× over k = 2–24 (the least dgemm 7×105×2, 0.84).
+const TT_TRANSPOSED_MIN_K: usize = 6;
+
+/// [`TT_TRANSPOSED_MIN_K`] for C's columns of at most [`TT_SHORT_COLUMN_BYTES`]: k = 2–5
+/// gained 1.49–1.53× in dgemm (geometric means; 2×105×3 2.55×, 5×105×2 1.97×) and 1.76–1.85×
+/// in sgemm (2×105×4 3.17×, 9×48×2 1.25× the least), dgemm's least 0.99 at n = 300 with 2–3
+/// rows, where the streaming kernel takes the problem either way. Longer columns lost there:
+/// sgemm 14×300×2 0.81, 14×48×2 0.83 (at 2.2–2.3× OpenBLAS as they are), dgemm 7×300×4 0.93.
+const TT_SHORT_COLUMN_MIN_K: usize = 2;
+
+/// The longest column of C, in bytes, that [`TT_SHORT_COLUMN_MIN_K`] applies to (dgemm m ≤ 5,
+/// sgemm m ≤ 10).
+const TT_SHORT_COLUMN_BYTES: usize = 40;
+
 /// Whether a column-stored C, for a kernel that prefers columns, is solved as Cᵀ =
 /// op(B)ᵀ·op(A)ᵀ so that the sup kernel reads its operands in place: a short, wide C with
 /// op(B)'s rows contiguous ([`short_and_wide_with_b_rows`]), or a TT problem by the
@@ -301,7 +323,12 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     let column_bytes = m * size_of::<A::Acc>();
     let a_rows = a.row_stride() != 1;
     let (max_bytes, min_k) = if a_rows {
-        (MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS, TRANSPOSED_MIN_K)
+        let min_k = if column_bytes <= TT_SHORT_COLUMN_BYTES {
+            TT_SHORT_COLUMN_MIN_K
+        } else {
+            TT_TRANSPOSED_MIN_K
+        };
+        (MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS, min_k)
     } else if column_bytes < VECTOR_BYTES {
         (MAX_TRANSPOSED_COLUMN_BYTES, TRANSPOSED_MIN_K)
     } else if column_bytes == VECTOR_BYTES {
