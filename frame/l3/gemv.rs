@@ -116,9 +116,9 @@ pub(crate) fn gemm_by_column_groups_buffered<A: GemmPair<B>, B: Element>(
             // in the exclusively borrowed, checked view C, whose strides these are.
             unsafe {
                 if beta.is_zero() {
-                    write_back(&buffer, block, strides, |value, _| value);
+                    write_back::<_, false>(&buffer, block, strides, beta);
                 } else {
-                    write_back(&buffer, block, strides, |value, old| value + beta * old);
+                    write_back::<_, true>(&buffer, block, strides, beta);
                 }
             }
         }
@@ -127,8 +127,8 @@ pub(crate) fn gemm_by_column_groups_buffered<A: GemmPair<B>, B: Element>(
 }
 
 /// C's block (at most [`BUFFERED_ROWS`] × [`GEMV_COLUMNS_MAX`], `rows`×`n` from `at` with
-/// strides `(rs, cs)`) := `update(computed, C)` element by element, column j of `buffer`
-/// (BUFFERED_ROWS apart) holding its column j. Row by row: C here is the transpose of a
+/// strides `(rs, cs)`) := computed + beta·C where `ADDS_TO_C`, else := computed (C not
+/// read), column j of `buffer` (BUFFERED_ROWS apart) holding its column j. Row by row: C here is the transpose of a
 /// short, wide C, so a row is contiguous where its columns are a whole (short) column
 /// apart; column after column, with a multiplication per element, this was a third of a
 /// dgemm NT 4×1000×16 call (`perf`, session 54).
@@ -136,11 +136,11 @@ pub(crate) fn gemm_by_column_groups_buffered<A: GemmPair<B>, B: Element>(
 /// # Safety
 /// The block's elements are valid for reads and writes, and nothing else refers to them.
 #[inline(always)]
-unsafe fn write_back<T: Scalar>(
+unsafe fn write_back<T: Scalar, const ADDS_TO_C: bool>(
     buffer: &[T],
     (at, rows, n): (*mut T, usize, usize),
     (rs, cs): (isize, isize),
-    update: impl Fn(T, T) -> T,
+    beta: T,
 ) {
     let mut row = at;
     for i in 0..rows {
@@ -149,7 +149,13 @@ unsafe fn write_back<T: Scalar>(
             let value = buffer[j * BUFFERED_ROWS + i];
             // SAFETY: `element` is (i, j) of the block (i < rows, j < n), valid by the
             // caller's contract.
-            unsafe { *element = update(value, *element) };
+            unsafe {
+                *element = if ADDS_TO_C {
+                    value + beta * *element
+                } else {
+                    value
+                }
+            };
             element = element.wrapping_offset(cs);
         }
         row = row.wrapping_offset(rs);
