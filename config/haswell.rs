@@ -90,6 +90,10 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // but sgemm 33×64×40 0.89 and 63×96×96 0.93 (docs/Performance.md, "TT transposed past
     // 60 bytes").
     max_transposed_partial_column_bytes: 128,
+    // Never: with haswell's kernels forced on a Zen 4 (session 54, not their hardware) skx's
+    // rule at k ≥ 32 was mixed (dgemm NT 5×48×32 3.2×, sgemm 9×48×32 1.76×, but sgemm
+    // 17×300×32 0.80, dgemm 9×300×200 0.88, 13×64×64 0.95).
+    nt_partial_column_min_k: usize::MAX,
     // Forced haswell, session 35: TT transposed won with few columns (2³–24³ 1.03–1.5×,
     // 96×16×96 1.05–1.29, 128×32×128 1.09–1.11) and lost on squares from 32³ (sgemm 32³–128³
     // 0.82–0.91, dgemm 32³–64³ 0.93–0.98; sgemm 16³ 0.97) and at n = 48–64 whatever k (sgemm

@@ -86,6 +86,16 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // Measured up to 256 bytes (sgemm m = 63, dgemm m = 31): 1.04–1.43× as it is (session 34;
     // docs/Performance.md, "TT transposed past 60 bytes").
     max_transposed_partial_column_bytes: 256,
+    // Session 54 (one thread, two alternated runs, transposed against as it is; NT with C's
+    // last vector neither whole nor half: sgemm m % 8 ≠ 0, dgemm m % 4 ≠ 0): k = 32–40
+    // sgemm 9×n 1.49–1.56×, 10×n 1.36–1.47×, 12×n 1.18–1.21×, 13×48 1.04–1.06×, 17×n
+    // 1.36–1.42×; dgemm 5×n 1.39–1.40×, 6×n 1.20–1.22×, 7×n 1.06–1.11×, 9×n 1.38–1.41× (n = 48,
+    // 300); k = 64–200 sgemm 17×300×200 1.46×, 50×300×200 1.09×, dgemm 9×300×200 1.45×,
+    // 25×64×64 1.12×; none under 0.97. At k = 15 it lost (sgemm 13×64×15 0.86, 50×64×15
+    // 0.90), at k = 4–8 most m did (sgemm 40×64×4 0.65), and a last vector of half width
+    // (sgemm 24, 40; dgemm 12, 20) was level or lost (sgemm 40×n×32 0.90–0.93): hence the
+    // rule's test on a quarter of MR (docs/Performance.md, "NT C of partial vectors").
+    nt_partial_column_min_k: 32,
     // Session 35 (docs/Performance.md, "TT squares and tall TT transposed"): k ≥ n gained
     // 1.00–1.26× on dgemm (32³ 41.2 → 52.0) and up to 1.28× on sgemm (96×16×96), with sgemm
     // squares of 64³–300³ level; k < n lost (sgemm 96×96×32 0.91, 500×500×64 0.94).

@@ -104,6 +104,11 @@ pub struct SupLimits {
     /// (`gemm::sup_solves_transposed`); as it is, op(A) is copied and its last vector
     /// masked. Shorter columns (under 60 bytes) go transposed whatever this is.
     pub max_transposed_partial_column_bytes: usize,
+    /// The same for op(A)'s columns contiguous (NT), from this k, where C's columns (up to
+    /// `max_transposed_partial_column_bytes`) end in a vector that is neither whole nor a
+    /// whole half-width one (a quarter of MR); as it is, each k step spends that mostly
+    /// masked vector on each column. `usize::MAX`: never.
+    pub nt_partial_column_min_k: usize,
     /// Which TT problems of any shape (op(A)'s and op(B)'s rows contiguous) go transposed,
     /// Cᵀ = op(B)ᵀ·op(A)ᵀ with both operands read in place and Cᵀ written by rows, where as
     /// they are op(A) is copied first (`gemm::tt_transposed_in_place`). `None`: none (a

@@ -443,8 +443,10 @@ fn short_wide_problems_with_b_rows_contiguous() {
     }
 }
 
-/// Short, wide C with op(A)'s and op(B)'s rows contiguous past 60 bytes a column, which goes
-/// transposed where its columns end in a partial vector of the kernel, up to the
+/// Short, wide C with op(B)'s rows contiguous past 60 bytes a column, which goes transposed
+/// where its columns end in a partial vector of the kernel (with op(A)'s columns contiguous,
+/// NT, only where that vector is not a whole half-width one, and from the configuration's
+/// `nt_partial_column_min_k`: skx 32, haswell never), up to the
 /// configuration's `max_transposed_partial_column_bytes` (skx: 256 bytes, haswell 128), and
 /// as it is on whole vectors and past the limit: m from 16 to 65 (f32) or their f64 halves
 /// and more, n past m, k either side of 32, every op(A), A and C column-stored or not, every

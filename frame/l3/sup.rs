@@ -1376,6 +1376,7 @@ mod tests {
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::WhenBSpreadsOverL1,
         max_transposed_partial_column_bytes: 256,
+        nt_partial_column_min_k: 32,
         tt_transposed: None,
         pack_b_rows: &[],
         a_by_blocks_min_copy_bytes: usize::MAX,

@@ -267,6 +267,7 @@ pub fn no_sup_limits() -> SupLimits {
         max_b_k_span_bytes: usize::MAX,
         pack_a_only: PackAOnly::Never,
         max_transposed_partial_column_bytes: 0,
+        nt_partial_column_min_k: usize::MAX,
         tt_transposed: None,
         pack_b_rows: &[],
         a_by_blocks_min_copy_bytes: usize::MAX,
