@@ -211,7 +211,7 @@ pub(crate) fn gemm_by_columns_on_plan<A: GemmPair<B>, B: Element>(
 }
 
 /// A gemv-path function on a team of `ways.0 × ways.1` threads (see
-/// [`block_ways`](crate::thread::plan::block_ways)), each on its own block of C (`blocks.rs`),
+/// [`block_ways`]), each on its own block of C (`blocks.rs`),
 /// so the threads never wait for each other: `per_block` ([`gemm_by_columns`] or
 /// [`gemm_by_column_groups`] with the scalars bound) gets each block's rows of A, columns of B
 /// and block of C. Every element of C is computed as one thread would compute it.

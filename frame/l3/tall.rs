@@ -137,7 +137,7 @@ fn column_groups(n: usize, nt: usize) -> impl Iterator<Item = ColumnGroup> {
     })
 }
 
-/// The from-memory tall path on one block of rows ([`TallLimits::from_memory_kc`]): for each
+/// The from-memory tall path on one block of rows ([`TallLimits::from_memory_kc`](crate::cntx::TallLimits::from_memory_kc)): for each
 /// pass of up to `sums.len() / W` rows (W the groups' widths together), for each narrow k
 /// block, for each column group, one kernel call goes down all the pass's tiles, adding to
 /// the running sums in `sums` (tile-major: tile t's column j at `t·MR·w + j·MR`, group after
