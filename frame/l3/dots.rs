@@ -523,8 +523,7 @@ mod tests {
     /// Every context's dots kernel, called directly, on every row count its contract takes
     /// (whether or not `suits` sends it there): A in place and gathered (column-stored and
     /// general), k around the register widths and up to the longest gathered (past it in
-    /// place), C of every
-    /// storage, beta 0 (NaN in C), 1 and other; nothing written outside C.
+    /// place), C of every storage, beta 0 (NaN in C), 1 and other; nothing written outside C.
     fn kernel_matches_on_every_row_count<T>()
     where
         T: GemmPair<T, Acc = T> + Scalar,

@@ -347,18 +347,21 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     // 33×64×40 1.15, 50×256×256 1.18; whole vectors stay as they are, where the transposed
     // problem was level at best and lost on haswell (skx sgemm 16×96×96 0.96, 32×96×96 0.98;
     // haswell dgemm 8×96×96 0.76, sgemm 32×64×64 0.80).
-    let partial = column_bytes <= sup.limits().max_transposed_partial_column_bytes
+    // With op(A)'s columns contiguous (NT), such columns go transposed too where their last
+    // vector is not a whole half-width one either, from the configuration's
+    // `SupLimits::nt_partial_column_min_k` whatever their bytes and the k limits above.
+    let limits = sup.limits();
+    let partial = column_bytes <= limits.max_transposed_partial_column_bytes
         && m % (sup.tile().0 / 2).max(1) != 0;
-    // With op(A)'s columns contiguous (NT), where the column's last vector is neither whole
-    // nor a whole half-width one, from the configuration's k
-    // (`SupLimits::nt_partial_column_min_k`).
-    let partial_a_columns = !a_rows
-        && partial
-        && m % (sup.tile().0 / 4).max(1) != 0
-        && k >= sup.limits().nt_partial_column_min_k;
-    let short_enough = column_bytes < max_bytes || (a_rows && partial) || partial_a_columns;
-    short_enough
-        && (k >= min_k || partial_a_columns)
+    let takes = if a_rows {
+        (column_bytes < max_bytes || partial) && k >= min_k
+    } else {
+        (column_bytes < max_bytes && k >= min_k)
+            || (partial
+                && m % (sup.tile().0 / 4).max(1) != 0
+                && k >= limits.nt_partial_column_min_k)
+    };
+    takes
         && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
         // The streaming rule takes precedence (it is decided again in `gemm_oriented`, which
         // runs it; both ask the same predicate, so they cannot disagree).
