@@ -73,6 +73,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_bytes: 4 << 20,
     far_a_min_n: 4,
     far_a_max_n: 64,
+    // As for C's columns: not measured apart.
+    far_a_min_n_c_rows: 4,
     k_block_bytes: 160 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,

@@ -77,6 +77,13 @@ const SUP_LIMITS: SupLimits = SupLimits {
     max_a_bytes: 4 << 20,
     far_a_min_n: 5,
     far_a_max_n: 64,
+    // Session 55 (one thread, transposed sup against the gemv columns kernel through its
+    // buffer; TT, and NT from the short, wide rule's k): 3 rows of C gained 1.06–1.22×
+    // (dgemm TT 3×1000×16 1.19, sgemm NT 3×600×64 1.22), 4 rows 1.11–1.53× (dgemm TT
+    // 4×1000×16 1.31, sgemm TT 4×2000×8 1.53, NT 4×2000×32 1.30); 2 rows lost (sgemm TT
+    // 2×1000×16 0.88, 2×1000×128 0.90). C's columns (NN 1000×4×k) stay with the columns
+    // kernel: the sup kernel lost there (0.62–0.91).
+    far_a_min_n_c_rows: 3,
     k_block_bytes: 256 << 10,
     max_c_bytes_if_k_split: 512 << 10,
     // Not measured on AVX-512 hardware (session 52 measured haswell's on a Zen 3).
@@ -170,6 +177,7 @@ const PACK_B_ROWS: [PackBRows; 2] = [
 /// it lost): copied whole.
 const C32_SUP_LIMITS: SupLimits = SupLimits {
     tt_transposed: None,
+    far_a_min_n_c_rows: SUP_LIMITS.far_a_min_n,
     a_by_blocks_min_copy_bytes: usize::MAX,
     ..SUP_LIMITS
 };
@@ -178,6 +186,7 @@ const C32_SUP_LIMITS: SupLimits = SupLimits {
 /// 1.04, 32×8×8 1.15, 32³ 0.98, 64³–96³ 1.03–1.04, 96×16×96 1.23, but 4³ 0.77, 8³ 0.85, 12³
 /// 0.92 (session 35, through `cblas_zgemm`). op(A) copied whole, as for cgemm.
 const C64_SUP_LIMITS: SupLimits = SupLimits {
+    far_a_min_n_c_rows: SUP_LIMITS.far_a_min_n,
     tt_transposed: Some(TtTransposed {
         min_k: 16,
         min_k_per_column: 1,

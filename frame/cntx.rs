@@ -71,6 +71,12 @@ pub struct SupLimits {
     pub far_a_min_n: usize,
     /// See `far_a_min_n`.
     pub far_a_max_n: usize,
+    /// `far_a_min_n` where C is row-stored: a short, wide C solved transposed
+    /// (`gemm.rs`, `short_and_wide_with_b_rows`), whose A is op(B)ᵀ. There the gemv columns
+    /// kernel's alternative writes C's rows through a buffer (`gemv.rs`,
+    /// `gemm_by_column_groups_buffered`), so the sup kernel wins from fewer columns.
+    /// At most `far_a_min_n`.
+    pub far_a_min_n_c_rows: usize,
     /// When A (m·k·size) is more than twice this many bytes, the sup path walks k in blocks
     /// whose slice of A is about this size, so the slice stays in L2 while every column
     /// panel of C reuses it (C is then updated once per block); 0 never splits k.
@@ -297,13 +303,39 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     /// limits.
     #[inline(always)]
     pub(crate) fn suits(&self, m: usize, n: usize, k: usize, a_col_stride: Option<usize>) -> bool {
+        self.suits_from(self.limits.far_a_min_n, m, n, k, a_col_stride)
+    }
+
+    /// [`Self::suits`] for a row-stored C (a problem solved transposed), which reads far-apart
+    /// columns of A in place from `SupLimits::far_a_min_n_c_rows` columns of C.
+    #[inline(always)]
+    pub(crate) fn suits_row_stored_c(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        a_col_stride: Option<usize>,
+    ) -> bool {
+        self.suits_from(self.limits.far_a_min_n_c_rows, m, n, k, a_col_stride)
+    }
+
+    /// [`Self::suits`] with far-apart columns of A read in place from `far_a_min_n` columns.
+    #[inline(always)]
+    fn suits_from(
+        &self,
+        far_a_min_n: usize,
+        m: usize,
+        n: usize,
+        k: usize,
+        a_col_stride: Option<usize>,
+    ) -> bool {
         let limits = &self.limits;
         let elem = size_of::<A>();
         let stride_bytes = a_col_stride.unwrap_or(m).saturating_mul(elem);
         let a_bytes = m.saturating_mul(k).saturating_mul(elem);
         a_bytes <= limits.max_a_bytes
             && (stride_bytes <= limits.max_a_col_stride_bytes
-                || (a_col_stride.is_some() && self.far_a_in_place(n, stride_bytes)))
+                || (a_col_stride.is_some() && self.far_a_in_place(far_a_min_n, n, stride_bytes)))
     }
 
     /// [`Self::suits`] for an A read in place (not a copy: that is read as it would be packed,
@@ -312,9 +344,8 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     /// and reached only past that limit: run on every call, the L1-set count cost sgemm and
     /// dgemm 32³ 6–8 %.
     #[inline(never)]
-    fn far_a_in_place(&self, n: usize, stride_bytes: usize) -> bool {
-        (self.limits.far_a_min_n..=self.limits.far_a_max_n).contains(&n)
-            && columns_spread_over_l1(stride_bytes)
+    fn far_a_in_place(&self, far_a_min_n: usize, n: usize, stride_bytes: usize) -> bool {
+        (far_a_min_n..=self.limits.far_a_max_n).contains(&n) && columns_spread_over_l1(stride_bytes)
     }
     /// Whether op(B), `b`, for a C of `m` rows computed by `threads` threads, goes to the
     /// loop nest by one of [`SupLimits::pack_b_rows`]. Two compares on calls whose op(B)'s

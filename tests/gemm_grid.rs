@@ -613,17 +613,19 @@ fn short_wide_problems_with_b_columns_contiguous() {
 
 /// Short, wide C whose op(B) has contiguous rows more than 2 KiB apart (n = 700, and 1024:
 /// 4 KiB for f32): solved transposed, the sup kernels read op(B)ᵀ's far-apart columns in
-/// place where they spread over the L1's sets (`SupLimits::far_a_min_n`); every op(A),
-/// k either side of the transposed path's thresholds, every alpha/beta class (NaN in C under
-/// beta = 0), on each configuration as is.
+/// place where they spread over the L1's sets (`SupLimits::far_a_min_n`, and from
+/// `far_a_min_n_c_rows` rows where the problem goes transposed), else the gemv columns
+/// kernel streams them (2–4 rows); every op(A), k either side of the transposed path's
+/// thresholds, every alpha/beta class (NaN in C under beta = 0), on each configuration as
+/// is.
 #[test]
 fn short_wide_problems_with_far_apart_rows_of_b() {
     for (full, _) in contexts_with_tiny_blocks() {
         for_each_dtype(&mut |run, _| {
             let mut seed = 19_000;
-            for m in [4, 5, 8, 14] {
+            for m in [2, 3, 4, 5, 8, 14] {
                 for n in [700, 1024] {
-                    for k in [7, 40, 130] {
+                    for k in [4, 7, 40, 130] {
                         for (op_b, st_b) in [(Op::T, Storage::Col), (Op::N, Storage::Row)] {
                             for op_a in Op::ALL {
                                 seed += 1;

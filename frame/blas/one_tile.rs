@@ -284,7 +284,7 @@ mod tests {
                 && m <= ROW_TILES * nr
                 && k <= ONE_TILE_MAX_K
                 && in_place
-                && sup.suits(n, m, k, Some(n))
+                && sup.suits_row_stored_c(n, m, k, Some(n))
         } else {
             let in_place = transa == Op::Plain && (!T::IS_COMPLEX || transb != Op::ConjTranspose);
             let tiles = m.div_ceil(mr) * n.div_ceil(nr);

@@ -66,7 +66,7 @@ use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::sup::{
     PACK_A_ONLY_MAX_THREADS, TRANSPOSED_MIN_K, gemm_sup, gemm_sup_a_by_blocks, gemm_sup_packed_a,
-    gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_takes_b,
+    gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_suits_c, sup_takes_b,
 };
 use crate::l3::tall::gemm_tall;
 use crate::packbuf::PackBuf;
@@ -288,7 +288,7 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     b_bytes <= rule.max_b_bytes
         && k >= rule.min_k
         && k >= n.saturating_mul(rule.min_k_per_column.max(1))
-        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+        && sup.suits_row_stored_c(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 
 /// Whether C (column-stored, for a kernel that prefers columns) is so short that its columns
@@ -308,6 +308,20 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
 /// more than it saves.
 #[inline(never)]
 fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    c: &MatMut<A::Acc>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+) -> bool {
+    // The streaming rule takes precedence (it is decided again in `gemm_oriented`, which
+    // runs it; both ask the same predicate, so they cannot disagree).
+    transposed_sup_takes_short_and_wide(kernel, c, a, b)
+        && short_and_wide_streaming_b(kernel, c, a, b).is_none()
+}
+
+/// [`short_and_wide_with_b_rows`] but for the streaming rule, which defers to this one where
+/// op(B)'s rows lie far apart.
+fn transposed_sup_takes_short_and_wide<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
     a: &MatRef<A>,
@@ -361,11 +375,7 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
                 && m % (sup.tile().0 / 4).max(1) != 0
                 && k >= limits.nt_partial_column_min_k)
     };
-    takes
-        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
-        // The streaming rule takes precedence (it is decided again in `gemm_oriented`, which
-        // runs it; both ask the same predicate, so they cannot disagree).
-        && short_and_wide_streaming_b(kernel, c, b).is_none()
+    takes && sup.suits_row_stored_c(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 
 /// The smallest op(B), in bytes, that [`short_and_wide_streaming_b`] streams when its rows
@@ -399,6 +409,7 @@ const STREAMED_B_MAX_BYTES: usize = 16 << 20;
 fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
+    a: &MatRef<A>,
     b: &MatRef<B>,
 ) -> Option<GemvColumnsUkr<A, B>> {
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
@@ -421,9 +432,12 @@ fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     // Far-apart rows that spread over the L1's sets the sup kernels read in place from
     // `SupLimits::far_a_min_n` columns of the transposed problem (4 on haswell): there they
     // beat streaming (forced haswell NT, GFLOPS as it is / streamed: sgemm 4×1000×1000 70.2 /
-    // 48.9, 4×1000×300 74.1 / 47.4, dgemm 4×700×700 40.3 / 25.2).
+    // 48.9, 4×1000×300 74.1 / 47.4, dgemm 4×700×700 40.3 / 25.2). From
+    // `SupLimits::far_a_min_n_c_rows` only where the problem then goes transposed: as it is,
+    // 3–4 rows lost to streaming (skx sgemm NT 3×1000×16 0.51, 4×1000×16 0.63).
     if row_bytes > limits.max_a_col_stride_bytes
-        && sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+        && (sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
+            || transposed_sup_takes_short_and_wide(kernel, c, a, b))
     {
         return None;
     }
@@ -478,7 +492,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     // A short, wide C whose op(B) has contiguous rows that the sup kernels read badly in
     // place: solved transposed through the columns kernel, which streams op(B)ᵀ's columns
     // (`short_and_wide_streaming_b`); on a team each thread takes its own rows of op(B)ᵀ.
-    if let Some(columns) = short_and_wide_streaming_b(kernel, c, b)
+    if let Some(columns) = short_and_wide_streaming_b(kernel, c, a, b)
         && let Some((bt, at)) = A::swapped(a, b)
     {
         let per_block = |bt: &MatRef<A>, at: &MatRef<B>, ct: &mut MatMut<A::Acc>| {
@@ -501,7 +515,7 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     // split over a large C and packing A is allowed.
     let a_col_stride = (a.row_stride() == 1).then(|| a.col_stride().unsigned_abs());
     if let Some(sup) = kernel.sup()
-        && sup.suits(shape.0, shape.1, shape.2, a_col_stride)
+        && sup_suits_c(sup, c, shape.2, a_col_stride)
         && sup_takes_b(b)
         && !sup.packs_b_with_rows_contiguous(shape.0, plan.ways.total(), b)
         && !(splits_k_over_large_c(sup, shape.0, shape.1, shape.2)
@@ -1458,5 +1472,72 @@ mod nest_blocks_tests {
             true,
             Ways { jc: 2, ..SINGLE }
         ));
+    }
+}
+
+#[cfg(test)]
+mod far_rows_tests {
+    use super::{short_and_wide_streaming_b, short_and_wide_with_b_rows};
+    use crate::gks::supported_contexts;
+    use crate::types::{GemmPair, Scalar};
+    use crate::view::{MatMut, MatRef};
+
+    /// Which path a short, wide C (m×n) takes when op(B) = Bᵀ has rows `n` elements apart,
+    /// with op(A) = Aᵀ (TT) or A (NT): (solved transposed by the sup kernel, streamed).
+    fn paths<T: GemmPair<T, Acc = T> + Scalar>(
+        cntx: &crate::cntx::Cntx,
+        (m, n, k): (usize, usize, usize),
+        a_rows: bool,
+    ) -> (bool, bool) {
+        let kernel = T::kernel(cntx);
+        let a_data = vec![T::zero(); m * k];
+        let b_data = vec![T::zero(); n * k];
+        let mut c_data = vec![T::zero(); m * n];
+        let a = if a_rows {
+            MatRef::col_major(&a_data, k, m, k).unwrap().t()
+        } else {
+            MatRef::col_major(&a_data, m, k, m).unwrap()
+        };
+        let b = MatRef::col_major(&b_data, n, k, n).unwrap().t();
+        let c = MatMut::col_major(&mut c_data, m, n, m).unwrap();
+        (
+            short_and_wide_with_b_rows(kernel, &c, &a, &b),
+            short_and_wide_streaming_b(kernel, &c, &a, &b).is_some(),
+        )
+    }
+
+    /// op(B)'s rows far apart (700 columns: 2800 bytes in f32, past every configuration's
+    /// `max_a_col_stride_bytes`, spread over the L1's sets): the streaming kernel gives way
+    /// to the transposed sup path from `SupLimits::far_a_min_n_c_rows` rows of C where that
+    /// path takes the problem (TT from k = 6), and only there: NT at k = 16, under the short,
+    /// wide rule's k, stays streamed below `far_a_min_n` rows.
+    fn far_rows_go_to_sup_from_its_row_limit<T: GemmPair<T, Acc = T> + Scalar>() {
+        let mut checked = 0;
+        for cntx in supported_contexts() {
+            let kernel = T::kernel(cntx);
+            let (Some(sup), Some(_)) = (kernel.sup(), kernel.gemv_columns()) else {
+                continue;
+            };
+            let limits = sup.limits();
+            checked += 1;
+            for m in 2..limits.far_a_min_n {
+                let taken = m >= limits.far_a_min_n_c_rows;
+                let tt = paths::<T>(cntx, (m, 700, 16), true);
+                assert_eq!(tt, (taken, !taken), "{} TT m = {m}", cntx.name);
+                let nt = paths::<T>(cntx, (m, 700, 16), false);
+                assert_eq!(nt, (false, true), "{} NT m = {m}", cntx.name);
+            }
+        }
+        assert!(checked > 0 || supported_contexts().len() == 1);
+    }
+
+    #[test]
+    fn far_rows_go_to_sup_from_its_row_limit_f32() {
+        far_rows_go_to_sup_from_its_row_limit::<f32>();
+    }
+
+    #[test]
+    fn far_rows_go_to_sup_from_its_row_limit_f64() {
+        far_rows_go_to_sup_from_its_row_limit::<f64>();
     }
 }

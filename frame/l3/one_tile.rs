@@ -18,7 +18,7 @@ use crate::cntx::{GemmKernel, SupKernel};
 use crate::kernels::SupUkrArgs;
 use crate::l3::gemm::sup_solves_transposed;
 use crate::l3::stack_copies::with_stack_copies;
-use crate::l3::sup::run_sup_tile;
+use crate::l3::sup::{run_sup_tile, sup_suits_c};
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
@@ -151,7 +151,7 @@ fn rows_of_tiles_oriented<A: GemmPair<B>, B: Element>(
     } else {
         m
     };
-    if !sup.suits(m, n, k, Some(a_col_stride)) {
+    if !sup_suits_c(sup, c, k, Some(a_col_stride)) {
         return false;
     }
     if a_in_place && !b.is_conj() {

@@ -72,6 +72,24 @@ pub(crate) fn sup_takes_b<B: Element>(b: &MatRef<B>) -> bool {
             <= MAX_B_COPY_BYTES
 }
 
+/// Whether `sup` takes C (m×n, for k steps) with an A of column stride `a_col_stride`
+/// (`SupKernel::suits`): from fewer columns of C where A's columns lie far apart and C is
+/// row-stored (`SupKernel::suits_row_stored_c`), which a problem solved transposed has.
+#[inline(always)]
+pub(crate) fn sup_suits_c<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    c: &MatMut<A::Acc>,
+    k: usize,
+    a_col_stride: Option<usize>,
+) -> bool {
+    let (m, n) = (c.nrows(), c.ncols());
+    if c.col_stride() == 1 && c.row_stride() != 1 {
+        sup.suits_row_stored_c(m, n, k, a_col_stride)
+    } else {
+        sup.suits(m, n, k, a_col_stride)
+    }
+}
+
 /// C := alpha·A·B + beta·C through `sup` (A m×k, B k×n, C m×n, all checked; a conjugated B
 /// no larger than [`sup_takes_b`] allows). `transposes` are the configuration's packing
 /// kernels, used if A or B must be copied.
@@ -1370,6 +1388,7 @@ mod tests {
         max_a_bytes: 4 << 20,
         far_a_min_n: 5,
         far_a_max_n: 64,
+        far_a_min_n_c_rows: 3,
         k_block_bytes: 256 << 10,
         max_c_bytes_if_k_split: 512 << 10,
         c_block_bytes_if_k_split: usize::MAX,
