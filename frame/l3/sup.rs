@@ -37,6 +37,7 @@
 
 use std::mem::MaybeUninit;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::cntx::{Blocksizes, PackAOnly, SupKernel};
 use crate::error::{Error, ErrorKind, Result};
@@ -1143,6 +1144,28 @@ fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
 /// gemv columns kernel (dgemm 512×8×200 0.82, 2048×16×64 0.77). By the stride alone, not
 /// A's address, so that the path (and the result's bits) does not depend on where A lies.
 pub(crate) fn columns_spread_over_l1(stride_bytes: usize) -> bool {
+    // The answer depends on the stride alone, and one call asks up to six times (each rule
+    // that may read far-apart columns in place, for the shortcut and again in `gemm_front`):
+    // the last stride's answer is kept, as (stride + 1)·2 + answer (0: none yet). At six
+    // counts of 40 ns each, the check was a fifth of a dgemm TT 4×300×6 call (`perf`,
+    // session 55). Relaxed: a stale or lost entry only means counting again.
+    static LAST: AtomicUsize = AtomicUsize::new(0);
+    let key = stride_bytes.checked_add(1).and_then(|s| s.checked_mul(2));
+    let last = LAST.load(Ordering::Relaxed);
+    if let Some(key) = key
+        && last & !1 == key
+    {
+        return last & 1 == 1;
+    }
+    let spread = columns_spread_over_l1_counted(stride_bytes);
+    if let Some(key) = key {
+        LAST.store(key | usize::from(spread), Ordering::Relaxed);
+    }
+    spread
+}
+
+/// [`columns_spread_over_l1`], counted.
+fn columns_spread_over_l1_counted(stride_bytes: usize) -> bool {
     const MOST_PER_SET: usize = 4;
     const COLUMNS: usize = 16;
     const TILE_COLUMN_BYTES: isize = 128;
