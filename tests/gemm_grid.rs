@@ -399,8 +399,9 @@ fn large_a_with_contiguous_rows_by_blocks_at_the_real_limits() {
 
 /// Short, wide C whose op(B) has contiguous rows (B column-stored, op(B) = Bᵀ or Bᴴ; or B
 /// row-stored as is), which `gemm_front` solves transposed when C's columns are under 52
-/// bytes (from k = 32 under 32 bytes, k = 40 above, and a column of exactly 256 bits with
-/// op(A)'s columns contiguous from k = 128), or under 60 bytes with op(A)'s rows contiguous
+/// bytes (real types from k = 2 up to 32 bytes, k = 4 above, and a column of exactly one of
+/// the kernel's vectors with op(A)'s columns contiguous from k = 128; complex from k = 32
+/// under 32 bytes, 40 above, 128 at 32), or under 60 bytes with op(A)'s rows contiguous
 /// (from k = 6, and from k = 2 for columns of at most 40 bytes), and the neighbouring shapes
 /// it does not: m = 1…15, n past m (one tile, a partial second, many), k either side of
 /// those thresholds, every op(A), A and C column-stored or not, every alpha/beta class (NaN
@@ -413,7 +414,7 @@ fn short_wide_problems_with_b_rows_contiguous() {
             let mut seed = 12_000;
             for m in 1..=15 {
                 for n in [m + 1, nr + 1, 97] {
-                    for k in [1, 2, 5, 6, 32, 40, 64, 130] {
+                    for k in [1, 2, 3, 4, 5, 6, 32, 40, 64, 130] {
                         for (op_b, st_b) in [
                             (Op::T, Storage::Col),
                             (Op::C, Storage::Col),

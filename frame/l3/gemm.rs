@@ -52,6 +52,7 @@
 //!
 //! Docs: `docs/KernelsHowTo.md`, `docs/Multithreading.md`.
 
+use std::cmp::Ordering;
 use std::ops::Range;
 
 use crate::cntx::{Blocksizes, Cntx, GemmKernel, SupKernel};
@@ -164,8 +165,8 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// 47.3 / 32.6, 6×256×256 NT 48.7 / 40.6, TT 53.4 / 41.9; sgemm 10×96×96 NT 86.6 / 70.4, TT
 /// 86.5 / 65.7, 12×256×256 NT 103.8 / 87.2, TT 103.6 / 85.2, 8×256×256 NT 101.7 / 93.4.
 /// Past it, no longer worth it: dgemm m = 7 (NT 0.95, TT 1.10), m = 8 (0.82–0.95), sgemm
-/// m = 13 (0.90–0.97). Columns of 32 bytes or more go transposed only from
-/// [`WIDE_COLUMN_MIN_K`] (or [`EXACT_VECTOR_MIN_K`]). With op(A)'s rows contiguous (TT) the
+/// m = 13 (0.90–0.97). The k from which they go: [`NT_SHORT_COLUMN_MIN_K`],
+/// [`WIDE_COLUMN_MIN_K`], [`EXACT_VECTOR_MIN_K`]. With op(A)'s rows contiguous (TT) the
 /// limit is [`MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS`].
 const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
 
@@ -181,34 +182,51 @@ const MAX_TRANSPOSED_COLUMN_BYTES: usize = 52;
 /// epilogue in registers read sgemm 15×48×32 1.08 transposed).
 const MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS: usize = 60;
 
-/// The shortest k for which a C with columns of 32 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes
-/// and op(A)'s columns contiguous goes transposed (shorter ones, and any with op(A)'s rows
-/// contiguous, from `sup::TRANSPOSED_MIN_K`): below it the transposed problem's set-up is not
-/// repaid. It was 64 until session 30 (sgemm NT 10×32×32 0.87, 12×48×32 0.67, dgemm NT
-/// 5×24×32 0.90, 6×40×40 0.90 transposed against as it is, with C's rows written element by
-/// element). With whole blocks of C's rows transposed in registers (`sup_real.rs`,
-/// `write_rows`), through `cblas_{s,d}gemm` NT, transposed against as it is: k = 40 sgemm
-/// 9×48×40 1.24, 11×64×40 1.18, 10×16×40 1.23, 12×96×40 1.08, 12×48×40 0.98, 12×24×40 0.99;
-/// dgemm 5×48×40 1.19, 6×96×40 1.14, 5×16×40 1.30, 6×40×40 1.03, 6×24×40 0.93; k = 32
-/// sgemm 12×48×32 0.91, dgemm 6×40×32 0.96. TT takes k from 32: there the problem as it is
-/// first copies op(A) onto the stack (sgemm TT 8×64×48 1.14, 12×48×40 1.10, 10×24×40 1.52,
-/// 9×96×48 1.38, dgemm 4×64×32 1.15, 6×40×40 1.23, 5×24×40 1.44, measured before the block
-/// transposes; the one loss 8×64×32, 0.99).
-const WIDE_COLUMN_MIN_K: usize = 40;
+/// The shortest k for which a short, wide C with op(A)'s columns contiguous (NT) goes
+/// transposed, where its columns are of at most 32 bytes and not a whole vector of the
+/// kernel's ([`EXACT_VECTOR_MIN_K`]): k = 1 is an outer product, decided before. It was
+/// `sup::TRANSPOSED_MIN_K` (32, measured on single tiles of two rows) until session 55, whose
+/// sweep (skx, one thread, two alternated runs, transposed against as it is, geometric means
+/// over m and n = 13–1000) found every k from 2 to 24 gaining: sgemm m = 2–7 1.40–1.47×
+/// (2×300×16 3.0×, 4×300×16 2.27×), dgemm m = 2–3 1.20–1.29× (3×300×8 1.70×), and dgemm
+/// m = 4 (32 bytes, half of skx's vector) 1.15–2.9×; the least 0.99. With haswell's kernels
+/// forced on the same machine: sgemm m = 2 1.75×, 5 2.48×, dgemm m = 2–3 1.31–1.38×
+/// (k = 2–16), none under 0.99.
+const NT_SHORT_COLUMN_MIN_K: usize = 2;
 
-/// A column of C that exactly fills a 256-bit vector (dgemm m = 4, sgemm m = 8), with op(A)'s
-/// columns contiguous too (NN, NT), is computed as it is without masks, one full vector load
-/// of A per k step; the transposed problem passes it only from this k. Transposed against
-/// as it is: dgemm NT 4×96×96 0.96, 4×64×48 0.90, 4×256×256 1.54; sgemm NT 8×96×96 0.93
-/// (haswell 0.88), 8×64×48 0.78 (0.79), 8×256×256 1.30 (0.99). With session 30's row
-/// transposes it still depends on n, not only k: sgemm NT 8×64×64 1.03, 8×96×96 1.06, but
-/// 8×24×64 0.88, 8×48×48 0.86, dgemm 4×96×96 1.06, but 4×24×64 0.89, 4×48×48 0.89; so the
-/// limit stays. With op(A) = Aᵀ (TT) the transposed problem is taken from
-/// `sup::TRANSPOSED_MIN_K` (see [`WIDE_COLUMN_MIN_K`]).
+/// [`NT_SHORT_COLUMN_MIN_K`] for columns of 33 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes that
+/// are not a whole vector of the kernel's. It was 40 until session 55 (64 until session
+/// 30), the partial-vector rule (`SupLimits::nt_partial_column_min_k`) taking most such C
+/// from k = 32 since session 54. Session 55, transposed against as it is, k = 2–16, n =
+/// 16–1000 (skx): sgemm m = 9 and 10 1.0–1.57× (9×300×16 1.57×), m = 12 1.04–1.36× from
+/// k = 4 but 12×48×2 0.91; dgemm m = 5 1.09–1.64×, m = 6 1.04–1.46× (6×48×2 1.00); forced
+/// haswell sgemm m = 10 1.37×, 12 1.22×, dgemm m = 5 2.05×, 6 1.65× (geometric means, none
+/// under 1.0).
+const WIDE_COLUMN_MIN_K: usize = 4;
+
+/// [`WIDE_COLUMN_MIN_K`] for cgemm and zgemm, whose limits are those the real types had
+/// before session 55 (k from `sup::TRANSPOSED_MIN_K` under 32 bytes, from
+/// [`EXACT_VECTOR_MIN_K`] at 32): the real types' lower k lost there (transposed against as
+/// it is: zgemm NT 2×16×2–16 0.71–0.81, 3×48×4 0.83, cgemm 4×16×2–8 0.80–0.86, though cgemm
+/// 2×48×k gained 1.7–1.9×).
+const COMPLEX_WIDE_COLUMN_MIN_K: usize = 40;
+
+/// A column of C that exactly fills a vector of the kernel's (`SupKernel::tile`'s MR / 2
+/// elements: on haswell dgemm m = 4, sgemm m = 8; on skx none of the short, wide rule's), with
+/// op(A)'s columns contiguous too (NN, NT), is computed as it is without masks, one full
+/// vector load of A per k step; the transposed problem passes it only from this k.
+/// Transposed against as it is: dgemm NT 4×96×96 0.96, 4×64×48 0.90, 4×256×256 1.54; sgemm
+/// NT 8×96×96 0.93 (haswell 0.88), 8×64×48 0.78 (0.79), 8×256×256 1.30 (0.99). With session
+/// 30's row transposes it still depends on n, not only k: sgemm NT 8×64×64 1.03, 8×96×96
+/// 1.06, but 8×24×64 0.88, 8×48×48 0.86, dgemm 4×96×96 1.06, but 4×24×64 0.89, 4×48×48
+/// 0.89; so the limit stays. In session 55, with haswell's kernels forced on a Zen 4, sgemm
+/// 8×n×2–16 still lost transposed (0.64–0.97), while dgemm 4×n gained (1.06–1.8×). On skx
+/// these columns are half a vector, and gained from k = 2 ([`NT_SHORT_COLUMN_MIN_K`]).
+/// With op(A) = Aᵀ (TT) the transposed problem is taken from [`TT_TRANSPOSED_MIN_K`].
 const EXACT_VECTOR_MIN_K: usize = 128;
 
 /// The shortest k for which a short, wide TT C (op(A)'s rows contiguous, so that as it is
-/// op(A) would be copied onto the stack first) goes transposed: [`TRANSPOSED_MIN_K`] (32)
+/// op(A) would be copied onto the stack first) goes transposed: `sup::TRANSPOSED_MIN_K` (32)
 /// until session 54, whose sweep (dgemm m = 2–7, sgemm m = 2–14, n = 12–300, k = 1–31) found
 /// TT with k under 32 at 0.33–0.44 of OpenBLAS at worst. Transposed against as it is (skx,
 /// one thread, three alternated runs; geometric means over the 16 shapes of each k): dgemm
@@ -254,8 +272,8 @@ pub(crate) fn sup_solves_transposed<A: GemmPair<B>, B: Element>(
 /// Whether a TT problem (op(A)'s and op(B)'s rows contiguous: Aᵀ and Bᵀ of column-major
 /// arrays) of any shape goes transposed, by the kernel's `SupLimits::tt_transposed`: k at
 /// least `min_k` and `min_k_per_column`·n, op(B) of at most `max_b_bytes`. (For the real
-/// types on skx `min_k` is 1: unlike the short, wide rule's [`TRANSPOSED_MIN_K`], which guards
-/// tiles of few rows, TT gained at 2³–28³ too, 1.23–1.55×.) As it is, op(A) is copied
+/// types on skx `min_k` is 1: unlike the short, wide rule's k limits then (k ≥ 32, which
+/// guarded tiles of few rows), TT gained at 2³–28³ too, 1.23–1.55×.) As it is, op(A) is copied
 /// (onto the stack, or into a pooled buffer through the packing transposes: 10 % of a dgemm
 /// TT 32³ call in `perf`) and the tiles run as for NN; transposed, the kernel reads B as its
 /// A and A as its column-stored B, in place, and writes Cᵀ by rows, transposing each tile in
@@ -304,7 +322,8 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
 /// sup kernel would not read op(B)ᵀ in place (its columns too far apart, or too many bytes),
 /// the transposed problem was packed and lost: dgemm 2×1000×1000 209 → 586 µs (since
 /// session 36 a C of 2–4 rows is streamed there instead, [`short_and_wide_streaming_b`],
-/// which this rule leaves alone); and with k below `sup::TRANSPOSED_MIN_K` its set-up costs
+/// which this rule leaves alone); and with k below the limits ([`NT_SHORT_COLUMN_MIN_K`],
+/// [`WIDE_COLUMN_MIN_K`], [`EXACT_VECTOR_MIN_K`], [`TT_TRANSPOSED_MIN_K`]) its set-up costs
 /// more than it saves.
 #[inline(never)]
 fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
@@ -327,14 +346,17 @@ fn transposed_sup_takes_short_and_wide<A: GemmPair<B>, B: Element>(
     a: &MatRef<A>,
     b: &MatRef<B>,
 ) -> bool {
-    const VECTOR_BYTES: usize = 32;
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     // The shape and B's strides first (the caller's inline test has already turned most
     // calls away).
     if n <= m || b.col_stride() != 1 || b.row_stride() == 1 {
         return false;
     }
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
     let column_bytes = m * size_of::<A::Acc>();
+    let vector_bytes = sup.tile().0 / 2 * size_of::<A::Acc>();
     let a_rows = a.row_stride() != 1;
     let (max_bytes, min_k) = if a_rows {
         let min_k = if column_bytes <= TT_SHORT_COLUMN_BYTES {
@@ -343,15 +365,19 @@ fn transposed_sup_takes_short_and_wide<A: GemmPair<B>, B: Element>(
             TT_TRANSPOSED_MIN_K
         };
         (MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS, min_k)
-    } else if column_bytes < VECTOR_BYTES {
-        (MAX_TRANSPOSED_COLUMN_BYTES, TRANSPOSED_MIN_K)
-    } else if column_bytes == VECTOR_BYTES {
+    } else if A::Acc::IS_COMPLEX {
+        let min_k = match column_bytes.cmp(&32) {
+            Ordering::Less => TRANSPOSED_MIN_K,
+            Ordering::Equal => EXACT_VECTOR_MIN_K,
+            Ordering::Greater => COMPLEX_WIDE_COLUMN_MIN_K,
+        };
+        (MAX_TRANSPOSED_COLUMN_BYTES, min_k)
+    } else if column_bytes == vector_bytes {
         (MAX_TRANSPOSED_COLUMN_BYTES, EXACT_VECTOR_MIN_K)
+    } else if column_bytes <= 32 {
+        (MAX_TRANSPOSED_COLUMN_BYTES, NT_SHORT_COLUMN_MIN_K)
     } else {
         (MAX_TRANSPOSED_COLUMN_BYTES, WIDE_COLUMN_MIN_K)
-    };
-    let Some(sup) = kernel.sup() else {
-        return false;
     };
     // Past the byte limit, TT still goes transposed where C's columns end in a partial
     // vector, up to the configuration's limit (`SupLimits::max_transposed_partial_column_bytes`).
