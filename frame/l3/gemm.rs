@@ -1535,8 +1535,8 @@ mod far_rows_tests {
     /// op(B)'s rows far apart (700 columns: 2800 bytes in f32, past every configuration's
     /// `max_a_col_stride_bytes`, spread over the L1's sets): the streaming kernel gives way
     /// to the transposed sup path from `SupLimits::far_a_min_n_c_rows` rows of C where that
-    /// path takes the problem (TT from k = 6), and only there: NT at k = 16, under the short,
-    /// wide rule's k, stays streamed below `far_a_min_n` rows.
+    /// path takes the problem (TT and NT at k = 16), and only there: NT at k = 1, under the
+    /// short, wide rule's k, stays streamed below `far_a_min_n` rows.
     fn far_rows_go_to_sup_from_its_row_limit<T: GemmPair<T, Acc = T> + Scalar>() {
         let mut checked = 0;
         for cntx in supported_contexts() {
@@ -1551,7 +1551,9 @@ mod far_rows_tests {
                 let tt = paths::<T>(cntx, (m, 700, 16), true);
                 assert_eq!(tt, (taken, !taken), "{} TT m = {m}", cntx.name);
                 let nt = paths::<T>(cntx, (m, 700, 16), false);
-                assert_eq!(nt, (false, true), "{} NT m = {m}", cntx.name);
+                assert_eq!(nt, (taken, !taken), "{} NT m = {m}", cntx.name);
+                let nt_short_k = paths::<T>(cntx, (m, 700, 1), false);
+                assert_eq!(nt_short_k, (false, true), "{} NT k = 1, m = {m}", cntx.name);
             }
         }
         assert!(checked > 0 || supported_contexts().len() == 1);
