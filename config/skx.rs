@@ -112,6 +112,11 @@ const SUP_LIMITS: SupLimits = SupLimits {
     tt_transposed: Some(TtTransposed {
         min_k: 1,
         min_k_per_column: 1,
+        // Tall C at short k gained only in dgemm ([`D_SUP_LIMITS`]); sgemm lost from 17
+        // columns (session 55, transposed against as it is: 200×17×2 0.62, 791×64×2 0.74,
+        // 2000×64×5 0.90), and gained below 8 (791×7×5 1.51, 2000×7×5 1.52) but for 200×7×2
+        // (0.74).
+        min_rows_per_column: 0,
         max_b_bytes: 512 << 10,
     }),
     pack_b_rows: &PACK_B_ROWS,
@@ -182,6 +187,28 @@ const C32_SUP_LIMITS: SupLimits = SupLimits {
     ..SUP_LIMITS
 };
 
+/// [`SUP_LIMITS`] for dgemm, whose TT problems with a C at least 4 times as tall as it is
+/// wide also go transposed when k < n. As it is, op(A) (m·k elements, its rows contiguous)
+/// is copied first, element by element where k is short, for a short k loop; transposed, the
+/// kernel reads both operands in place and writes Cᵀ by rows. Session 55 (one thread, two
+/// alternated runs, transposed against as it is, k = 2–30 < n): m = 791 and 2000, n = 7–64
+/// 1.09–1.81× (791×7×5 1.81×, 2000×30×5 1.26×, 2000×64×30 1.09×); m = 48–400, n = 4–16
+/// 1.27–1.93× (64×16×13 1.40×, 400×7×5 1.90×), except at m = 100, k = 2 (0.86–1.01) and
+/// 200×17×2–5 (0.98).
+const D_SUP_LIMITS: SupLimits = SupLimits {
+    tt_transposed: Some(TtTransposed {
+        min_rows_per_column: 4,
+        ..SUP_TT_TRANSPOSED
+    }),
+    ..SUP_LIMITS
+};
+
+/// `SUP_LIMITS.tt_transposed`, for the limits derived from it.
+const SUP_TT_TRANSPOSED: TtTransposed = match SUP_LIMITS.tt_transposed {
+    Some(rule) => rule,
+    None => panic!("skx's real kernels solve TT problems transposed"),
+};
+
 /// [`SUP_LIMITS`] for zgemm, whose TT problems go transposed from k = 16: 16³ 1.10, 24³
 /// 1.04, 32×8×8 1.15, 32³ 0.98, 64³–96³ 1.03–1.04, 96×16×96 1.23, but 4³ 0.77, 8³ 0.85, 12³
 /// 0.92 (session 35, through `cblas_zgemm`). op(A) copied whole, as for cgemm.
@@ -190,6 +217,7 @@ const C64_SUP_LIMITS: SupLimits = SupLimits {
     tt_transposed: Some(TtTransposed {
         min_k: 16,
         min_k_per_column: 1,
+        min_rows_per_column: 0,
         max_b_bytes: 512 << 10,
     }),
     a_by_blocks_min_copy_bytes: usize::MAX,
@@ -303,8 +331,14 @@ fn context() -> Cntx {
             // Both compute their tiles 6 columns at a time (`kernels/x86/sup_real.rs`).
             SupKernel::new("skx_sup_f32_32x12", skx::sup_f32_32x12, 32, 12, SUP_LIMITS)
                 .with_b_group(6),
-            SupKernel::new("skx_sup_f64_16x12", skx::sup_f64_16x12, 16, 12, SUP_LIMITS)
-                .with_b_group(6),
+            SupKernel::new(
+                "skx_sup_f64_16x12",
+                skx::sup_f64_16x12,
+                16,
+                12,
+                D_SUP_LIMITS,
+            )
+            .with_b_group(6),
         )
     };
     // SAFETY: as above, for the sup contract with the complex tiles (the packed kernels'

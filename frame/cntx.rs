@@ -199,14 +199,18 @@ impl PackBRows {
 }
 
 /// The TT problems a sup kernel solves transposed (`SupLimits::tt_transposed`): k of at
-/// least `min_k` and at least `min_k_per_column`·n, and op(B), the transposed problem's A,
-/// of at most `max_b_bytes`.
+/// least `min_k` and at least `min_k_per_column`·n (or C at least `min_rows_per_column`
+/// times as tall as it is wide), and op(B), the transposed problem's A, of at most
+/// `max_b_bytes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtTransposed {
     /// The shortest k.
     pub min_k: usize,
     /// k per column of C, at least (at least 1).
     pub min_k_per_column: usize,
+    /// Rows of C per column from which any k (from `min_k`) will do: a tall C, whose op(A)
+    /// as it is would be copied, m·k elements, for a short k loop (0: never).
+    pub min_rows_per_column: usize,
     /// The most bytes of op(B) (n·k elements).
     pub max_b_bytes: usize,
 }

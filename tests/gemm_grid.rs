@@ -485,15 +485,16 @@ fn short_wide_problems_past_sixty_bytes_with_a_rows_contiguous() {
 }
 
 /// Problems of any shape with op(A)'s and op(B)'s rows contiguous (TT of column-major
-/// operands, or N with row-stored ones) and k at least n, which skx's real and double complex
-/// kernels solve transposed, both operands read in place, up to the configuration's
-/// `tt_transposed_max_b_bytes` (`gemm::tt_transposed_in_place`): squares, tall and wide C
+/// operands, or N with row-stored ones) and k at least n, or C at least four times as tall
+/// as it is wide (skx's dgemm), which skx's real and double complex kernels solve
+/// transposed, both operands read in place, up to the configuration's
+/// `SupLimits::tt_transposed` (`gemm::tt_transposed_in_place`): squares, tall and wide C
 /// around the sup tile, k from 1 and either side of n, op(B)'s bytes either side of the
 /// limit (n·k of 362² f32 and 256² f64 is just under 512 KiB), every op(A), C column-stored
 /// or general, every alpha/beta class (NaN in C under beta = 0), on each configuration as
 /// is; and on two threads past their threshold.
 #[test]
-fn tt_problems_with_k_at_least_n() {
+fn tt_problems_solved_transposed() {
     let two = Rntm::new().with_num_threads(2).unwrap();
     for (full, _) in contexts_with_tiny_blocks() {
         let mut seed = 21_000usize;
@@ -539,6 +540,8 @@ fn tt_problems_with_k_at_least_n() {
             (33, 33),
             (40, 12),
             (100, 7),
+            (64, 16),
+            (63, 16),
             (13, 40),
             (64, 65),
         ] {
@@ -557,6 +560,7 @@ fn tt_problems_with_k_at_least_n() {
         // Past the two-thread threshold (2^19 multiply-adds).
         run_all(200, 100, 200, Some(&two));
         run_all(300, 40, 300, Some(&two));
+        run_all(4000, 40, 5, Some(&two));
     }
 }
 

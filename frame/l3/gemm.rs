@@ -305,7 +305,8 @@ fn tt_transposed_in_place<A: GemmPair<B>, B: Element>(
     let b_bytes = n.saturating_mul(k).saturating_mul(size_of::<B>());
     b_bytes <= rule.max_b_bytes
         && k >= rule.min_k
-        && k >= n.saturating_mul(rule.min_k_per_column.max(1))
+        && (k >= n.saturating_mul(rule.min_k_per_column.max(1))
+            || (rule.min_rows_per_column > 0 && m >= n.saturating_mul(rule.min_rows_per_column)))
         && sup.suits_row_stored_c(n, m, k, Some(b.row_stride().unsigned_abs()))
 }
 
