@@ -271,7 +271,8 @@ pub(crate) fn sup_solves_transposed<A: GemmPair<B>, B: Element>(
 
 /// Whether a TT problem (op(A)'s and op(B)'s rows contiguous: Aᵀ and Bᵀ of column-major
 /// arrays) of any shape goes transposed, by the kernel's `SupLimits::tt_transposed`: k at
-/// least `min_k` and `min_k_per_column`·n, op(B) of at most `max_b_bytes`. (For the real
+/// least `min_k` and `min_k_per_column`·n (or C at least `min_rows_per_column` times as tall
+/// as it is wide: skx's dgemm, since session 55), op(B) of at most `max_b_bytes`. (For the real
 /// types on skx `min_k` is 1: unlike the short, wide rule's k limits then (k ≥ 32, which
 /// guarded tiles of few rows), TT gained at 2³–28³ too, 1.23–1.55×.) As it is, op(A) is copied
 /// (onto the stack, or into a pooled buffer through the packing transposes: 10 % of a dgemm

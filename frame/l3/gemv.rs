@@ -53,30 +53,21 @@ pub(crate) fn gemm_by_column_groups<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
 ) -> Result<()> {
     let args = first_column_args(alpha, a, b, beta, c);
-    let m = c.nrows();
     // By blocks of rows, so that a group's columns of C stay in the L1 while the kernel
     // passes over A's columns (each block of A then comes from the L2 once per group): whole,
     // four f64 columns of 2048 rows (64 KiB) made dgemm 2048×16×64 run at 0.63 of OpenBLAS
     // (session 55).
-    for first_row in (0..m).step_by(BUFFERED_ROWS) {
-        let rows = BUFFERED_ROWS.min(m - first_row);
-        for first in (0..c.ncols()).step_by(GEMV_COLUMNS_MAX) {
-            let n = GEMV_COLUMNS_MAX.min(c.ncols() - first);
-            let group = GemvUkrArgs {
-                m: rows,
-                a: a.as_ptr()
-                    .wrapping_offset(first_row as isize * a.row_stride()),
-                x: b.as_ptr().wrapping_offset(first as isize * b.col_stride()),
-                y: c.ptr_at(first_row, first),
-                ..args
-            };
-            // SAFETY: rows `first_row..first_row + rows` of A (k columns), the n columns of
-            // B from `first` (k elements each, col_stride apart) and those rows of C's n
-            // columns (exclusively borrowed, col_stride apart, distinct and apart from A and
-            // B: checked views) are valid; the context's kernel runs on this CPU.
-            unsafe { columns(&group, n, b.col_stride(), c.col_stride()) };
-        }
-    }
+    for_each_block(&args, a, b, c.ncols(), |block, first_row, first, n| {
+        let group = GemvUkrArgs {
+            y: c.ptr_at(first_row, first),
+            ..block
+        };
+        // SAFETY: the block's rows of A (k columns) and the n columns of B from `first`
+        // (`for_each_block`), and those rows of C's n columns (exclusively borrowed,
+        // col_stride apart, distinct and apart from A and B: checked views) are valid; the
+        // context's kernel runs on this CPU.
+        unsafe { columns(&group, n, b.col_stride(), c.col_stride()) };
+    });
     Ok(())
 }
 
@@ -102,39 +93,58 @@ pub(crate) fn gemm_by_column_groups_buffered<A: GemmPair<B>, B: Element>(
     // the memset was 0.7 % of a dgemm NT 2×512×512 call in `perf` (session 36).
     let mut buffer = [<A::Acc as Element>::zero(); BUFFERED_ROWS * GEMV_COLUMNS_MAX];
     let args = first_column_args(alpha, a, b, <A::Acc as Element>::zero(), c);
-    let m = c.nrows();
+    let strides = (c.row_stride(), c.col_stride());
+    for_each_block(&args, a, b, c.ncols(), |block, first_row, first, n| {
+        let group = GemvUkrArgs {
+            y: buffer.as_mut_ptr(),
+            inc_y: 1,
+            ..block
+        };
+        // SAFETY: the block's rows of A (k columns) and the n columns of B from `first` lie
+        // in checked views (`for_each_block`); the n columns of y (`block.m` elements each,
+        // BUFFERED_ROWS apart) in the buffer, which overlaps nothing else; the context's
+        // kernel runs on this CPU.
+        unsafe { columns(&group, n, b.col_stride(), BUFFERED_ROWS as isize) };
+        let c_block = (c.ptr_at(first_row, first), block.m, n);
+        // SAFETY: rows `first_row..first_row + block.m` and columns `first..first + n` lie in
+        // the exclusively borrowed, checked view C, whose strides these are.
+        unsafe {
+            if beta.is_zero() {
+                write_back::<_, false>(&buffer, c_block, strides, beta);
+            } else {
+                write_back::<_, true>(&buffer, c_block, strides, beta);
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Calls `f` for each block of [`BUFFERED_ROWS`] rows (of A's m) by [`GEMV_COLUMNS_MAX`]
+/// columns (of C's `ncols`), rows outermost, with `args` narrowed to the block's rows of A
+/// and first column of B (y left as it was), the block's first row, its first column, and
+/// its column count.
+fn for_each_block<A: GemmPair<B>, B: Element>(
+    args: &GemvUkrArgs<A, B>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    ncols: usize,
+    mut f: impl FnMut(GemvUkrArgs<A, B>, usize, usize, usize),
+) {
+    let m = a.nrows();
     for first_row in (0..m).step_by(BUFFERED_ROWS) {
         let rows = BUFFERED_ROWS.min(m - first_row);
-        for first in (0..c.ncols()).step_by(GEMV_COLUMNS_MAX) {
-            let n = GEMV_COLUMNS_MAX.min(c.ncols() - first);
-            let group = GemvUkrArgs {
+        for first in (0..ncols).step_by(GEMV_COLUMNS_MAX) {
+            let n = GEMV_COLUMNS_MAX.min(ncols - first);
+            let block = GemvUkrArgs {
                 m: rows,
                 a: a.as_ptr()
                     .wrapping_offset(first_row as isize * a.row_stride()),
                 x: b.as_ptr().wrapping_offset(first as isize * b.col_stride()),
-                y: buffer.as_mut_ptr(),
-                inc_y: 1,
-                ..args
+                ..*args
             };
-            // SAFETY: rows `first_row..first_row + rows` of A (k columns) and the n columns
-            // of B from `first` (k elements each, col_stride apart) lie in checked views; the
-            // n columns of y (`rows` elements each, BUFFERED_ROWS apart) in the buffer, which
-            // overlaps nothing else; the context's kernel runs on this CPU.
-            unsafe { columns(&group, n, b.col_stride(), BUFFERED_ROWS as isize) };
-            let block = (c.ptr_at(first_row, first), rows, n);
-            let strides = (c.row_stride(), c.col_stride());
-            // SAFETY: rows `first_row..first_row + rows` and columns `first..first + n` lie
-            // in the exclusively borrowed, checked view C, whose strides these are.
-            unsafe {
-                if beta.is_zero() {
-                    write_back::<_, false>(&buffer, block, strides, beta);
-                } else {
-                    write_back::<_, true>(&buffer, block, strides, beta);
-                }
-            }
+            f(block, first_row, first, n);
         }
     }
-    Ok(())
 }
 
 /// C's block (at most [`BUFFERED_ROWS`] × [`GEMV_COLUMNS_MAX`], `rows`×`n` from `at` with
