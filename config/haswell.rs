@@ -75,6 +75,8 @@ const SUP_LIMITS: SupLimits = SupLimits {
     far_a_max_n: 64,
     // As for C's columns: not measured apart.
     far_a_min_n_c_rows: 4,
+    // Never: measured on skx only (session 55).
+    far_a_max_short_k: 0,
     k_block_bytes: 160 << 10,
     // Inert while haswell never packs only A.
     max_c_bytes_if_k_split: usize::MAX,

@@ -84,6 +84,12 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // 2×1000×16 0.88, 2×1000×128 0.90). C's columns (NN 1000×4×k) stay with the columns
     // kernel: the sup kernel lost there (0.62–0.91).
     far_a_min_n_c_rows: 3,
+    // Session 55 (one thread, NN, two alternated runs, in place against packed A, k = 4–32,
+    // n = 50–300): dgemm 323×n 1.0–1.24×, 515×n 1.07–1.19×, 1000×n 1.0–1.33×; sgemm 515×n
+    // 1.10–1.47×, 1000×n 1.0–1.40×, 1536×n 1.0–1.24×. At 4 KiB multiples (16 columns' lines
+    // in one set: dgemm 512, 1024, 1536 rows; sgemm 1024, 2048) it was mixed (0.85–1.22×),
+    // hence `sup::columns_fit_l1_ways`. From k = 48 not measured apart.
+    far_a_max_short_k: 32,
     k_block_bytes: 256 << 10,
     max_c_bytes_if_k_split: 512 << 10,
     // Not measured on AVX-512 hardware (session 52 measured haswell's on a Zen 3).
@@ -183,6 +189,7 @@ const PACK_B_ROWS: [PackBRows; 2] = [
 const C32_SUP_LIMITS: SupLimits = SupLimits {
     tt_transposed: None,
     far_a_min_n_c_rows: SUP_LIMITS.far_a_min_n,
+    far_a_max_short_k: 0,
     a_by_blocks_min_copy_bytes: usize::MAX,
     ..SUP_LIMITS
 };
@@ -214,6 +221,7 @@ const SUP_TT_TRANSPOSED: TtTransposed = match SUP_LIMITS.tt_transposed {
 /// 0.92 (session 35, through `cblas_zgemm`). op(A) copied whole, as for cgemm.
 const C64_SUP_LIMITS: SupLimits = SupLimits {
     far_a_min_n_c_rows: SUP_LIMITS.far_a_min_n,
+    far_a_max_short_k: 0,
     tt_transposed: Some(TtTransposed {
         min_k: 16,
         min_k_per_column: 1,

@@ -10,7 +10,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{
     DotsUkr, GemmUkr, GemvColumnsUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr,
 };
-use crate::l3::sup::columns_spread_over_l1;
+use crate::l3::sup::{columns_fit_l1_ways, columns_spread_over_l1};
 use crate::types::{Element, GemmPair, bf16, c32, c64};
 use crate::view::MatRef;
 
@@ -52,6 +52,12 @@ pub struct SupKernel<A: Element, B: Element> {
     limits: SupLimits,
 }
 
+/// The fewest columns of C for which `SupLimits::far_a_max_short_k` reads far-apart
+/// columns of A in place: measured from 50 (session 55). Fewer go to the gemv columns kernel
+/// where the context has one (its 16-column C with columns 4 KiB apart lost half its speed
+/// read in place at k = 4), and were not measured apart elsewhere.
+pub const FAR_A_SHORT_K_MIN_N: usize = 48;
+
 /// When the sup path beats packing: the kernel streams each column of A in place once per
 /// NR-wide panel of C, so A's columns must sit close together (a column stride of a page or
 /// more costs a TLB miss per k step) and A must stay in cache across panels.
@@ -77,6 +83,11 @@ pub struct SupLimits {
     /// `gemm_by_column_groups_buffered`), so the sup kernel wins from fewer columns.
     /// At most `far_a_min_n`.
     pub far_a_min_n_c_rows: usize,
+    /// The longest k for which A's far-apart columns are read in place for C of any number
+    /// of columns from [`FAR_A_SHORT_K_MIN_N`], where 16 of them put no more lines in an L1
+    /// set than it has ways (`sup::columns_fit_l1_ways`, looser than `far_a_min_n`'s test):
+    /// with so few columns of A, a tile's reads of them stay in the L1 (0: never).
+    pub far_a_max_short_k: usize,
     /// When A (m·k·size) is more than twice this many bytes, the sup path walks k in blocks
     /// whose slice of A is about this size, so the slice stays in L2 while every column
     /// panel of C reuses it (C is then updated once per block); 0 never splits k.
@@ -307,11 +318,13 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     /// limits.
     #[inline(always)]
     pub(crate) fn suits(&self, m: usize, n: usize, k: usize, a_col_stride: Option<usize>) -> bool {
-        self.suits_from(self.limits.far_a_min_n, m, n, k, a_col_stride)
+        let far = (self.limits.far_a_min_n, self.limits.far_a_max_short_k);
+        self.suits_from(far, m, n, k, a_col_stride)
     }
 
     /// [`Self::suits`] for a row-stored C (a problem solved transposed), which reads far-apart
-    /// columns of A in place from `SupLimits::far_a_min_n_c_rows` columns of C.
+    /// columns of A in place from `SupLimits::far_a_min_n_c_rows` columns of C (and not by
+    /// `SupLimits::far_a_max_short_k`, which was measured on column-stored C only).
     #[inline(always)]
     pub(crate) fn suits_row_stored_c(
         &self,
@@ -320,14 +333,15 @@ impl<A: Element, B: Element> SupKernel<A, B> {
         k: usize,
         a_col_stride: Option<usize>,
     ) -> bool {
-        self.suits_from(self.limits.far_a_min_n_c_rows, m, n, k, a_col_stride)
+        self.suits_from((self.limits.far_a_min_n_c_rows, 0), m, n, k, a_col_stride)
     }
 
-    /// [`Self::suits`] with far-apart columns of A read in place from `far_a_min_n` columns.
+    /// [`Self::suits`] with far-apart columns of A read in place from `far_a_min_n` columns,
+    /// or for k up to `far_a_max_short_k`.
     #[inline(always)]
     fn suits_from(
         &self,
-        far_a_min_n: usize,
+        (far_a_min_n, far_a_max_short_k): (usize, usize),
         m: usize,
         n: usize,
         k: usize,
@@ -339,7 +353,8 @@ impl<A: Element, B: Element> SupKernel<A, B> {
         let a_bytes = m.saturating_mul(k).saturating_mul(elem);
         a_bytes <= limits.max_a_bytes
             && (stride_bytes <= limits.max_a_col_stride_bytes
-                || (a_col_stride.is_some() && self.far_a_in_place(far_a_min_n, n, stride_bytes)))
+                || (a_col_stride.is_some()
+                    && self.far_a_in_place((far_a_min_n, far_a_max_short_k), n, k, stride_bytes)))
     }
 
     /// [`Self::suits`] for an A read in place (not a copy: that is read as it would be packed,
@@ -348,8 +363,18 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     /// and reached only past that limit: run on every call, the L1-set count cost sgemm and
     /// dgemm 32³ 6–8 %.
     #[inline(never)]
-    fn far_a_in_place(&self, far_a_min_n: usize, n: usize, stride_bytes: usize) -> bool {
-        (far_a_min_n..=self.limits.far_a_max_n).contains(&n) && columns_spread_over_l1(stride_bytes)
+    fn far_a_in_place(
+        &self,
+        (far_a_min_n, far_a_max_short_k): (usize, usize),
+        n: usize,
+        k: usize,
+        stride_bytes: usize,
+    ) -> bool {
+        ((far_a_min_n..=self.limits.far_a_max_n).contains(&n)
+            && columns_spread_over_l1(stride_bytes))
+            || (k <= far_a_max_short_k
+                && n >= FAR_A_SHORT_K_MIN_N
+                && columns_fit_l1_ways(stride_bytes))
     }
     /// Whether op(B), `b`, for a C of `m` rows computed by `threads` threads, goes to the
     /// loop nest by one of [`SupLimits::pack_b_rows`]. Two compares on calls whose op(B)'s

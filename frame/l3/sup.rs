@@ -1144,29 +1144,44 @@ fn b_spreads_over_l1<T: Element>(b: &MatRef<T>, group: usize) -> bool {
 /// gemv columns kernel (dgemm 512×8×200 0.82, 2048×16×64 0.77). By the stride alone, not
 /// A's address, so that the path (and the result's bits) does not depend on where A lies.
 pub(crate) fn columns_spread_over_l1(stride_bytes: usize) -> bool {
-    // The answer depends on the stride alone, and one call asks up to six times (each rule
-    // that may read far-apart columns in place, for the shortcut and again in `gemm_front`):
-    // the last stride's answer is kept, as (stride + 1)·2 + answer (0: none yet). At six
-    // counts of 40 ns each, the check was a fifth of a dgemm TT 4×300×6 call (`perf`,
-    // session 55). Relaxed: a stale or lost entry only means counting again.
-    static LAST: AtomicUsize = AtomicUsize::new(0);
-    let key = stride_bytes.checked_add(1).and_then(|s| s.checked_mul(2));
-    let last = LAST.load(Ordering::Relaxed);
-    if let Some(key) = key
-        && last & !1 == key
-    {
-        return last & 1 == 1;
-    }
-    let spread = columns_spread_over_l1_counted(stride_bytes);
-    if let Some(key) = key {
-        LAST.store(key | usize::from(spread), Ordering::Relaxed);
-    }
-    spread
+    most_column_lines_in_one_l1_set(stride_bytes) <= 4
 }
 
-/// [`columns_spread_over_l1`], counted.
-fn columns_spread_over_l1_counted(stride_bytes: usize) -> bool {
-    const MOST_PER_SET: usize = 4;
+/// Whether 16 of A's columns, `stride_bytes` apart, put no more lines in any set of the L1
+/// than it has ways (8), as [`columns_spread_over_l1`] counts them: the looser test of
+/// `SupLimits::far_a_max_short_k`.
+pub(crate) fn columns_fit_l1_ways(stride_bytes: usize) -> bool {
+    most_column_lines_in_one_l1_set(stride_bytes) <= 8
+}
+
+/// The most lines that the two lines of a tile's column (128 bytes, from a line start) in 16
+/// consecutive columns `stride_bytes` apart put in one set of the L1.
+fn most_column_lines_in_one_l1_set(stride_bytes: usize) -> usize {
+    // The count depends on the stride alone, and one call asks up to six times (each rule
+    // that may read far-apart columns in place, for the shortcut and again in `gemm_front`):
+    // the last stride's count is kept, as (stride + 1)·64 + count (at most 32; 0: none
+    // yet). At six counts of 40 ns each, the check was a fifth of a dgemm TT 4×300×6 call
+    // (`perf`, session 55). Relaxed: a stale or lost entry only means counting again.
+    const COUNT_BITS: u32 = 6;
+    static LAST: AtomicUsize = AtomicUsize::new(0);
+    let key = stride_bytes
+        .checked_add(1)
+        .and_then(|s| s.checked_mul(1 << COUNT_BITS));
+    let last = LAST.load(Ordering::Relaxed);
+    if let Some(key) = key
+        && last >> COUNT_BITS << COUNT_BITS == key
+    {
+        return last & ((1 << COUNT_BITS) - 1);
+    }
+    let most = column_lines_counted(stride_bytes);
+    if let Some(key) = key {
+        LAST.store(key | most, Ordering::Relaxed);
+    }
+    most
+}
+
+/// [`most_column_lines_in_one_l1_set`], counted.
+fn column_lines_counted(stride_bytes: usize) -> usize {
     const COLUMNS: usize = 16;
     const TILE_COLUMN_BYTES: isize = 128;
     let mut lines = [0isize; 2 * COLUMNS];
@@ -1177,7 +1192,7 @@ fn columns_spread_over_l1_counted(stride_bytes: usize) -> bool {
             .wrapping_add(TILE_COLUMN_BYTES - 1)
             .div_euclid(L1_LINE);
     }
-    most_lines_in_one_l1_set(&mut lines) <= MOST_PER_SET
+    most_lines_in_one_l1_set(&mut lines)
 }
 
 /// The line size and set count of the L1 the spread checks model (64-byte lines, 64 sets,
@@ -1240,8 +1255,8 @@ pub(crate) fn even_blocks(len: usize, most: usize) -> usize {
 mod tests {
     use super::{
         LINE_ALIGNED_MIN_TILES, SupBlocks, a_k_block, b_k_block, b_spreads_over_l1,
-        columns_spread_over_l1, first_tile_rows, gemm_sup, packs_only_a, prefetches_b_rows,
-        splits_k_over_large_c, sup_blocks,
+        columns_fit_l1_ways, columns_spread_over_l1, first_tile_rows, gemm_sup, packs_only_a,
+        prefetches_b_rows, splits_k_over_large_c, sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, PackBRows, SupKernel, SupLimits};
@@ -1412,6 +1427,7 @@ mod tests {
         far_a_min_n: 5,
         far_a_max_n: 64,
         far_a_min_n_c_rows: 3,
+        far_a_max_short_k: 0,
         k_block_bytes: 256 << 10,
         max_c_bytes_if_k_split: 512 << 10,
         c_block_bytes_if_k_split: usize::MAX,
@@ -1769,6 +1785,30 @@ mod tests {
         assert!(!sup.suits(3000, 16, 500, Some(3000)));
         // Near columns take any n.
         assert!(sup.suits(256, 1000, 50, Some(256)));
+    }
+
+    #[test]
+    fn far_apart_columns_of_a_in_place_for_short_k_where_they_fit_the_l1_ways() {
+        let sup = kernel_with(SupLimits {
+            far_a_max_short_k: 32,
+            ..LIMITS
+        });
+        // 515 f64 rows (4120 bytes: six of 16 columns' lines share a set, past the spread
+        // test's four) and 323 (2584 bytes): in place up to k = 32 from 48 columns of C.
+        for (m, n, k) in [(515, 48, 32), (515, 1000, 1), (323, 97, 15)] {
+            assert!(sup.suits(m, n, k, Some(m)), "{m}×{n}×{k}");
+            // Not for a row-stored C, not for a copy of op(A).
+            assert!(!sup.suits_row_stored_c(m, n, k, Some(m)), "{m}×{n}×{k}");
+            assert!(!sup.suits(m, n, k, None), "{m}×{n}×{k}");
+        }
+        for (m, n, k) in [(515, 48, 33), (515, 47, 32), (512, 100, 4), (1536, 100, 4)] {
+            assert!(!sup.suits(m, n, k, Some(m)), "{m}×{n}×{k}");
+        }
+        // Off, the limit holds at any k.
+        assert!(!kernel_with(LIMITS).suits(515, 100, 4, Some(515)));
+        // Eight lines a set fit (6 KiB: two sets), sixteen do not (4 KiB multiples).
+        assert!(columns_fit_l1_ways(6144) && columns_fit_l1_ways(4120));
+        assert!(!columns_fit_l1_ways(4096) && !columns_fit_l1_ways(12288));
     }
 
     #[test]

@@ -262,6 +262,7 @@ pub fn no_sup_limits() -> SupLimits {
         far_a_min_n: 0,
         far_a_max_n: 0,
         far_a_min_n_c_rows: 0,
+        far_a_max_short_k: 0,
         k_block_bytes: 0,
         max_c_bytes_if_k_split: usize::MAX,
         c_block_bytes_if_k_split: usize::MAX,
