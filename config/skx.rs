@@ -115,16 +115,7 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // On two threads sgemm TT 400³ and 500³ lost (0.92, 0.90; 300³ gained 1.26, dgemm 300³–
     // 800³ level), and one thread gains little past 512 KiB (500³ 1.01). From k = 1: 2³–28³
     // gained 1.23–1.55×.
-    tt_transposed: Some(TtTransposed {
-        min_k: 1,
-        min_k_per_column: 1,
-        // Tall C at short k gained only in dgemm ([`D_SUP_LIMITS`]); sgemm lost from 17
-        // columns (session 55, transposed against as it is: 200×17×2 0.62, 791×64×2 0.74,
-        // 2000×64×5 0.90), and gained below 8 (791×7×5 1.51, 2000×7×5 1.52) but for 200×7×2
-        // (0.74).
-        min_rows_per_column: 0,
-        max_b_bytes: 512 << 10,
-    }),
+    tt_transposed: Some(SUP_TT_TRANSPOSED),
     pack_b_rows: &PACK_B_ROWS,
     // Session 41 (a Zen 4, one thread, docs/Performance.md "op(A) by blocks on skx"): from
     // 1 MiB, dgemm TN and TT 64×64×4096, 32×32×8192, 128×128×2048, 64×32×8192, 96×96×4096,
@@ -210,10 +201,15 @@ const D_SUP_LIMITS: SupLimits = SupLimits {
     ..SUP_LIMITS
 };
 
-/// `SUP_LIMITS.tt_transposed`, for the limits derived from it.
-const SUP_TT_TRANSPOSED: TtTransposed = match SUP_LIMITS.tt_transposed {
-    Some(rule) => rule,
-    None => panic!("skx's real kernels solve TT problems transposed"),
+/// `SUP_LIMITS.tt_transposed` (measured: there), which [`D_SUP_LIMITS`] extends.
+const SUP_TT_TRANSPOSED: TtTransposed = TtTransposed {
+    min_k: 1,
+    min_k_per_column: 1,
+    // Tall C at short k gained only in dgemm ([`D_SUP_LIMITS`]); sgemm lost from 17 columns
+    // (session 55, transposed against as it is: 200×17×2 0.62, 791×64×2 0.74, 2000×64×5
+    // 0.90), and gained below 8 (791×7×5 1.51, 2000×7×5 1.52) but for 200×7×2 (0.74).
+    min_rows_per_column: 0,
+    max_b_bytes: 512 << 10,
 };
 
 /// [`SUP_LIMITS`] for zgemm, whose TT problems go transposed from k = 16: 16³ 1.10, 24³

@@ -194,6 +194,10 @@ const MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS: usize = 60;
 /// (k = 2–16), none under 0.99.
 const NT_SHORT_COLUMN_MIN_K: usize = 2;
 
+/// The longest columns of C, in bytes, that [`NT_SHORT_COLUMN_MIN_K`] applies to (and the
+/// bound of complex's limits, [`COMPLEX_WIDE_COLUMN_MIN_K`]): a 256-bit vector.
+const SHORT_COLUMN_BYTES: usize = 32;
+
 /// [`NT_SHORT_COLUMN_MIN_K`] for columns of 33 to [`MAX_TRANSPOSED_COLUMN_BYTES`] bytes that
 /// are not a whole vector of the kernel's. It was 40 until session 55 (64 until session
 /// 30), the partial-vector rule (`SupLimits::nt_partial_column_min_k`) taking most such C
@@ -335,9 +339,10 @@ fn short_and_wide_with_b_rows<A: GemmPair<B>, B: Element>(
     b: &MatRef<B>,
 ) -> bool {
     // The streaming rule takes precedence (it is decided again in `gemm_oriented`, which
-    // runs it; both ask the same predicate, so they cannot disagree).
+    // runs it; both ask the same predicates, so they cannot disagree). Where this rule
+    // takes the problem, streaming defers to it for far-apart rows: it need not ask again.
     transposed_sup_takes_short_and_wide(kernel, c, a, b)
-        && short_and_wide_streaming_b(kernel, c, a, b).is_none()
+        && short_and_wide_streaming_b(kernel, c, b, || true).is_none()
 }
 
 /// [`short_and_wide_with_b_rows`] but for the streaming rule, which defers to this one where
@@ -368,7 +373,7 @@ fn transposed_sup_takes_short_and_wide<A: GemmPair<B>, B: Element>(
         };
         (MAX_TRANSPOSED_COLUMN_BYTES_A_ROWS, min_k)
     } else if A::Acc::IS_COMPLEX {
-        let min_k = match column_bytes.cmp(&32) {
+        let min_k = match column_bytes.cmp(&SHORT_COLUMN_BYTES) {
             Ordering::Less => TRANSPOSED_MIN_K,
             Ordering::Equal => EXACT_VECTOR_MIN_K,
             Ordering::Greater => COMPLEX_WIDE_COLUMN_MIN_K,
@@ -376,7 +381,7 @@ fn transposed_sup_takes_short_and_wide<A: GemmPair<B>, B: Element>(
         (MAX_TRANSPOSED_COLUMN_BYTES, min_k)
     } else if column_bytes == vector_bytes {
         (MAX_TRANSPOSED_COLUMN_BYTES, EXACT_VECTOR_MIN_K)
-    } else if column_bytes <= 32 {
+    } else if column_bytes <= SHORT_COLUMN_BYTES {
         (MAX_TRANSPOSED_COLUMN_BYTES, NT_SHORT_COLUMN_MIN_K)
     } else {
         (MAX_TRANSPOSED_COLUMN_BYTES, WIDE_COLUMN_MIN_K)
@@ -418,7 +423,8 @@ const STREAMED_B_MIN_BYTES: usize = 512 << 10;
 /// while 2×2000×2000 read 1.17 and sgemm 4×2000×2000 1.82).
 const STREAMED_B_MAX_BYTES: usize = 16 << 20;
 
-/// The columns kernel for a short, wide C (2 to `GEMV_COLUMNS_MAX` rows, real) whose op(B)
+/// The columns kernel for a short, wide C (2 to `GEMV_COLUMNS_MAX` rows, real; far-apart
+/// rows only where `transposed_sup_takes` says the transposed sup path does not) whose op(B)
 /// has contiguous rows that the sup kernels read badly in place: further apart than they take
 /// (`SupLimits::max_a_col_stride_bytes`), or past half of the L2 in all
 /// ([`STREAMED_B_MIN_BYTES`]), up to [`STREAMED_B_MAX_BYTES`]; `None` for any other problem.
@@ -437,8 +443,8 @@ const STREAMED_B_MAX_BYTES: usize = 16 << 20;
 fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     kernel: &GemmKernel<A, B>,
     c: &MatMut<A::Acc>,
-    a: &MatRef<A>,
     b: &MatRef<B>,
+    transposed_sup_takes: impl FnOnce() -> bool,
 ) -> Option<GemvColumnsUkr<A, B>> {
     let (m, n, k) = (c.nrows(), c.ncols(), b.nrows());
     if A::Acc::IS_COMPLEX
@@ -464,8 +470,7 @@ fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
     // `SupLimits::far_a_min_n_c_rows` only where the problem then goes transposed: as it is,
     // 3–4 rows lost to streaming (skx sgemm NT 3×1000×16 0.51, 4×1000×16 0.63).
     if row_bytes > limits.max_a_col_stride_bytes
-        && (sup.suits(n, m, k, Some(b.row_stride().unsigned_abs()))
-            || transposed_sup_takes_short_and_wide(kernel, c, a, b))
+        && (sup.suits(n, m, k, Some(b.row_stride().unsigned_abs())) || transposed_sup_takes())
     {
         return None;
     }
@@ -520,8 +525,9 @@ fn gemm_oriented<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     // A short, wide C whose op(B) has contiguous rows that the sup kernels read badly in
     // place: solved transposed through the columns kernel, which streams op(B)ᵀ's columns
     // (`short_and_wide_streaming_b`); on a team each thread takes its own rows of op(B)ᵀ.
-    if let Some(columns) = short_and_wide_streaming_b(kernel, c, a, b)
-        && let Some((bt, at)) = A::swapped(a, b)
+    if let Some(columns) = short_and_wide_streaming_b(kernel, c, b, || {
+        transposed_sup_takes_short_and_wide(kernel, c, a, b)
+    }) && let Some((bt, at)) = A::swapped(a, b)
     {
         let per_block = |bt: &MatRef<A>, at: &MatRef<B>, ct: &mut MatMut<A::Acc>| {
             gemm_by_column_groups_buffered(columns, alpha, bt, at, beta, ct)
@@ -1530,7 +1536,10 @@ mod far_rows_tests {
         let c = MatMut::col_major(&mut c_data, m, n, m).unwrap();
         (
             short_and_wide_with_b_rows(kernel, &c, &a, &b),
-            short_and_wide_streaming_b(kernel, &c, &a, &b).is_some(),
+            short_and_wide_streaming_b(kernel, &c, &b, || {
+                super::transposed_sup_takes_short_and_wide(kernel, &c, &a, &b)
+            })
+            .is_some(),
         )
     }
 
