@@ -1128,8 +1128,9 @@ fn wider_than_nc_at_default_blocksizes() {
 /// kernels: every op(A) × op(B) × storage of C, A and B, at lengths around the vector width
 /// and the gemv kernels' blocks (8 or 4 columns in the axpy form, 8 or 4 rows and two vectors
 /// a step in the dot form: with and without remainders, and with streams a multiple of 4 KiB
-/// apart), the outer products written column by column by the same kernels (k = 1), and every
-/// alpha × beta class.
+/// apart, and k under half a vector, whose rows are dot products of scalars), the outer
+/// products written column by column by the same kernels (k = 1), and every alpha × beta
+/// class.
 #[test]
 fn one_column_and_one_row() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -1140,6 +1141,10 @@ fn one_column_and_one_row() {
                 (1, 37, 9),
                 (1, 1, 70),
                 (70, 1, 3),
+                // k under half a vector: the dot form's rows as scalars (f32 k < 8, f64 k < 4).
+                (3, 1, 7),
+                (1, 3, 5),
+                (1, 1, 2),
                 (1, 70, 1),
                 (5, 1, 1),
                 (16, 1, 64),

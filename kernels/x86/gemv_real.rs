@@ -17,7 +17,7 @@
 //!   y(i) = alpha·(A(i, :)·x) + beta·y(i), 8 rows at a time sharing each load of x (two
 //!   vectors a step with 32 registers, one with 16), each row's accumulators summed at the
 //!   end by halving ([`Simd::sum_lanes`]); leftover rows one at a time with four
-//!   accumulators.
+//!   accumulators, or as scalars where k is under half a vector ([`dot_row_scalar`]).
 //! * Anything else: the reference kernel. When both forms apply, the dot form is used for
 //!   fewer rows than a vector holds (a single row is a dot product).
 //!
@@ -360,6 +360,10 @@ unsafe fn dot_rows<V: Simd, const R: usize, const U: usize>(
     let (k, lanes) = (args.k, V::LANES);
     // SAFETY: the caller's; loads stay below column k of rows i..i+R and of x.
     unsafe {
+        if R == 1 && k < lanes / 2 {
+            dot_row_scalar(args, i);
+            return;
+        }
         let rows: [*const V::Elem; R] =
             std::array::from_fn(|r| args.a.offset((i + r) as isize * args.rs_a));
         let mut acc = [[V::zero(); U]; R];
@@ -382,8 +386,12 @@ unsafe fn dot_rows<V: Simd, const R: usize, const U: usize>(
             }
             p += lanes;
         }
+        // Below U vectors of k only the first accumulator holds anything: adding the others
+        // (zeros) lengthened the chain ahead of the lane sum (with [`dot_row_scalar`], dgemm
+        // 1×1×1 through `cblas_dgemm` went from 27.0 to 24.1 ns, session 56).
+        let used = if k >= U * lanes { U } else { 1 };
         for (r, acc_r) in acc.iter().enumerate() {
-            let sum = V::sum_lanes(acc_r[1..].iter().fold(acc_r[0], |s, &v| V::add(s, v)));
+            let sum = V::sum_lanes(acc_r[1..used].iter().fold(acc_r[0], |s, &v| V::add(s, v)));
             let y = args.y.offset((i + r) as isize * args.inc_y);
             let old = if args.beta.is_zero() {
                 V::Elem::zero()
@@ -392,6 +400,34 @@ unsafe fn dot_rows<V: Simd, const R: usize, const U: usize>(
             };
             *y = args.alpha * sum + old;
         }
+    }
+}
+
+/// Row i of the dot form as scalars, for a k shorter than half a vector: its chain of k adds
+/// is shorter than a masked vector load, an FMA and a sum across the lanes. Measured (session
+/// 56, skx, through `cblas_{s,d}gemm` NN, ns, vector → scalar; OpenBLAS): sgemm 1×1×1 21.6 →
+/// 20.5 (16.5), 1×3×3 25.3 → 23.5 (21.6); dgemm 1×1×1 21.5 → 20.5 (16.8), 1×3×3 25.4 → 23.4
+/// (21.8); level from k = lanes / 2 (dgemm 1×1×5 21.4 → 21.2).
+///
+/// # Safety
+/// As [`dot_form`], with `i < m`.
+#[inline(always)]
+unsafe fn dot_row_scalar<T: Scalar>(args: &GemvUkrArgs<T, T>, i: usize) {
+    // SAFETY: the caller's; columns below k of row i, and x's first k elements.
+    unsafe {
+        let row = args.a.offset(i as isize * args.rs_a);
+        let mut sum = T::zero();
+        for p in 0..args.k {
+            // A product and a sum, not an FMA: only the sums are a chain.
+            sum = sum + *row.add(p) * *args.x.add(p);
+        }
+        let y = args.y.offset(i as isize * args.inc_y);
+        let old = if args.beta.is_zero() {
+            T::zero()
+        } else {
+            args.beta * *y
+        };
+        *y = args.alpha * sum + old;
     }
 }
 
