@@ -138,6 +138,20 @@ where
     if unsafe { blas_one_tile(cntx, args) } {
         return Ok(());
     }
+    // SAFETY: the caller's.
+    unsafe { run_usual(cntx, args) }
+}
+
+/// [`run_checked`] past the shortcut: the views, and [`crate::gemm_ex`]'s checks and
+/// dispatch. Out of line, so that the calls the shortcut takes do not carry its frame.
+///
+/// # Safety
+/// As [`run_checked`].
+#[inline(never)]
+unsafe fn run_usual<T>(cntx: &crate::cntx::Cntx, args: &GemmArgs<T>) -> crate::Result<()>
+where
+    T: GemmPair<T, Acc = T> + Scalar,
+{
     let dim = |x: c_int| x as usize; // all checked non-negative
     let (m, n, k) = (dim(args.m), dim(args.n), dim(args.k));
     let (nrow_a, ncol_a) = args.transa.shape_of_operand(m, k);

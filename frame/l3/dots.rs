@@ -163,12 +163,19 @@ pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
-    // Saturating: a zero-stride view may have a k no memory holds (`tests/tall.rs`).
-    let short_k = a.ncols().saturating_mul(size_of::<A>().min(size_of::<B>())) < DOT_MIN_K_BYTES;
-    if short_k || c.nrows().min(c.ncols()) > MAX_WIDER_DOT_ROWS {
+    if k_too_short_for_dots::<A, B>(a.ncols()) || c.nrows().min(c.ncols()) > MAX_WIDER_DOT_ROWS {
         return None;
     }
     gemm_dots_if_suited(threads, kernel, alpha, a, b, beta, c)
+}
+
+/// Whether a depth of `k` is too short for the dots path whatever the shape: [`gemm_dots`]
+/// declines such a problem in its first test (and the BLAS entry points' single-tile lane,
+/// `frame/blas/one_tile.rs`, takes only such problems).
+#[inline(always)]
+pub(crate) fn k_too_short_for_dots<A, B>(k: usize) -> bool {
+    // Saturating: a zero-stride view may have a k no memory holds (`tests/tall.rs`).
+    k.saturating_mul(size_of::<A>().min(size_of::<B>())) < DOT_MIN_K_BYTES
 }
 
 /// [`gemm_dots`] past its first test.
