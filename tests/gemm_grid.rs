@@ -1126,11 +1126,11 @@ fn wider_than_nc_at_default_blocksizes() {
 
 /// The degenerate shapes (C with one column, C with one row, and both), which take the gemv
 /// kernels: every op(A) × op(B) × storage of C, A and B, at lengths around the vector width
-/// and the gemv kernels' blocks (8 or 4 columns in the axpy form, 8 or 4 rows and two vectors
-/// a step in the dot form: with and without remainders, and with streams a multiple of 4 KiB
-/// apart, and k under half a vector, whose rows are dot products of scalars), the outer
-/// products written column by column by the same kernels (k = 1), and every alpha × beta
-/// class.
+/// and the gemv kernels' blocks (8 or 4 columns in the axpy form, or one pass for a y of one
+/// vector at most; 8 or 4 rows and two vectors a step in the dot form, or scalars for k under
+/// half a vector: with and without remainders, and with streams a multiple of 4 KiB apart),
+/// the outer products written column by column by the same kernels (k = 1), and every
+/// alpha × beta class.
 #[test]
 fn one_column_and_one_row() {
     for (full, _) in contexts_with_tiny_blocks() {
@@ -1145,6 +1145,13 @@ fn one_column_and_one_row() {
                 (3, 1, 7),
                 (1, 3, 5),
                 (1, 1, 2),
+                // y of one vector at most, or one lane short, read and written once (haswell
+                // f64 4 lanes, f32 8; skx 8 and 16), with k past and short of four columns.
+                (4, 1, 37),
+                (8, 1, 37),
+                (16, 1, 37),
+                (15, 1, 6),
+                (3, 1, 2),
                 (1, 70, 1),
                 (5, 1, 1),
                 (16, 1, 64),

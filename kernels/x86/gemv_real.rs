@@ -12,7 +12,9 @@
 //!   one vector at a time: 8 A loads, 1 y load and store, 8 FMAs per vector; y stays in L1
 //!   for the m this path gets (it is a column, m·size bytes). 8 columns beat 4 by 10–20 % on
 //!   4096×1×4096; 16 lost half. Streams a multiple of 4 KiB apart share an L1 set; for a
-//!   cached A those are read 4 at a time ([`fewer_streams`]), in both forms.
+//!   cached A those are read 4 at a time ([`fewer_streams`]), in both forms. A y of one or
+//!   two vectors is read and written once, its FMAs spread over four accumulators a vector
+//!   ([`axpy_few_vectors`]): few rows leave the blocks' one chain per vector exposed.
 //! * A's rows contiguous (unit column stride), x contiguous: dot form,
 //!   y(i) = alpha·(A(i, :)·x) + beta·y(i), 8 rows at a time sharing each load of x (two
 //!   vectors a step with 32 registers, one with 16), each row's accumulators summed at the
@@ -212,8 +214,9 @@ pub(crate) fn form<A: Element, B: Element>(
     }
 }
 
-/// y := beta·y + A·(alpha·x) by blocks of 8 columns, or 4 ([`fewer_streams`]) (A
-/// column-stored, y contiguous); k = 0 only scales y.
+/// y := beta·y + A·(alpha·x) by blocks of 8 columns, or 4 ([`fewer_streams`]), or for a y of
+/// one or two vectors in one pass ([`axpy_few_vectors`]) (A column-stored, y contiguous);
+/// k = 0 only scales y.
 #[inline(always)]
 unsafe fn axpy_form<V: Simd>(args: &GemvUkrArgs<V::Elem, V::Elem>)
 where
@@ -234,11 +237,110 @@ where
                 };
                 V::store_masked(y, mask, v);
             }
+        } else if m <= 2 * V::LANES {
+            // One or two vectors: y once, four accumulators a vector.
+            match (m > V::LANES, m % V::LANES == 0) {
+                (false, true) => axpy_few_vectors::<V, 1, true>(args),
+                (false, false) => axpy_few_vectors::<V, 1, false>(args),
+                (true, true) => axpy_few_vectors::<V, 2, true>(args),
+                (true, false) => axpy_few_vectors::<V, 2, false>(args),
+            }
         } else if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
             axpy_blocks::<4>(k, &RealColumns::<V, 1>(args, 0, 0));
         } else {
             axpy_blocks::<8>(k, &RealColumns::<V, 1>(args, 0, 0));
         }
+    }
+}
+
+/// The axpy form for a y of one or two vectors (m ≤ VECS·LANES, VECS = 1 or 2; FULL: the
+/// last vector has no masked lanes), k ≥ 1: y read and written once, A's columns summed into
+/// four accumulators per vector in turn. The blocks pass over y once per block and once per
+/// column left over, each pass reading back the store of the one before, and chain a block's
+/// FMAs on one accumulator per vector, which so few vectors cannot hide. Measured (session
+/// 56, skx, through `cblas_{s,d}gemm` NN, ratio of time, blocks → this; OpenBLAS after):
+/// sgemm 7×1×1000 4.3× (1.68×), 12×1×300 4.1× (1.62×), 8×1×64 3.6× (2.13×), 16×1×4096 2.5×
+/// (1.84×), 20×1×20 2.0× (1.51×), 2×1×3 1.28× (0.87×); dgemm 7×1×1000 4.3× (1.69×),
+/// 12×1×300 2.3× (2.40×), 16×1×100 1.86× (1.36×), 5×1×16 1.73× (1.11×); 4×1×4 level (0.82–
+/// 0.88×). Forced haswell (ymm) on the same machine: sgemm 7×1×1000 6.4×, 8×1×64 3.3×,
+/// dgemm 7×1×1000 4.5×, 2×1×3 2.0×.
+///
+/// # Safety
+/// As [`axpy_form`], with `(VECS − 1)·LANES < m <= VECS·LANES` (`==` if FULL) and `k >= 1`.
+#[inline(always)]
+unsafe fn axpy_few_vectors<V: Simd, const VECS: usize, const FULL: bool>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+) where
+    V::Elem: Scalar,
+{
+    // SAFETY: rows below m (the last vector masked unless FULL) of A's columns below k, x(p)
+    // for p < k, and y's m elements, as the contract allows.
+    unsafe {
+        // Plain code, no closures: a closure is compiled without the caller's target
+        // features, and intrinsics inside it become calls.
+        let last = (VECS - 1) * V::LANES;
+        let mask = V::mask(args.m - last);
+        let mut acc = [[V::zero(); 4]; VECS];
+        let mut p = 0;
+        while p + 4 <= args.k {
+            for c in 0..4 {
+                column_step::<V, VECS, FULL>(args, p + c, mask, &mut acc, c);
+            }
+            p += 4;
+        }
+        while p < args.k {
+            column_step::<V, VECS, FULL>(args, p, mask, &mut acc, 0);
+            p += 1;
+        }
+        for (v, acc_v) in acc.iter().enumerate() {
+            let y = args.y.add(v * V::LANES);
+            let last_vector = v == VECS - 1;
+            let mut sum = V::add(V::add(acc_v[0], acc_v[1]), V::add(acc_v[2], acc_v[3]));
+            if !args.beta.is_zero() {
+                let old = if FULL || !last_vector {
+                    V::load(y)
+                } else {
+                    V::load_masked(y, mask)
+                };
+                sum = V::fma(V::splat(args.beta), old, sum);
+            }
+            if FULL || !last_vector {
+                V::store(y, sum);
+            } else {
+                V::store_masked(y, mask, sum);
+            }
+        }
+    }
+}
+
+/// Column p of [`axpy_few_vectors`] into accumulator `c` of each vector.
+///
+/// # Safety
+/// As [`axpy_few_vectors`], with `p < k`.
+#[inline(always)]
+unsafe fn column_step<V: Simd, const VECS: usize, const FULL: bool>(
+    args: &GemvUkrArgs<V::Elem, V::Elem>,
+    p: usize,
+    mask: V::Mask,
+    acc: &mut [[V; 4]; VECS],
+    c: usize,
+) where
+    V::Elem: Scalar,
+{
+    // SAFETY: the caller's: column p of A (m rows, the last vector masked unless FULL), x(p).
+    unsafe {
+        let last = (VECS - 1) * V::LANES;
+        let col = args.a.offset(p as isize * args.cs_a);
+        let x = V::splat(args.alpha * *args.x.offset(p as isize * args.inc_x));
+        if VECS == 2 {
+            acc[0][c] = V::fma(V::load(col), x, acc[0][c]);
+        }
+        let a = if FULL {
+            V::load(col.add(last))
+        } else {
+            V::load_masked(col.add(last), mask)
+        };
+        acc[VECS - 1][c] = V::fma(a, x, acc[VECS - 1][c]);
     }
 }
 
