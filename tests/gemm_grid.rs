@@ -1145,13 +1145,17 @@ fn one_column_and_one_row() {
                 (3, 1, 7),
                 (1, 3, 5),
                 (1, 1, 2),
-                // y of one vector at most, or one lane short, read and written once (haswell
-                // f64 4 lanes, f32 8; skx 8 and 16), with k past and short of four columns.
+                // y of one to four vectors (two on haswell), whole or a lane short, read and
+                // written once (haswell f64 4 lanes, f32 8; skx 8 and 16), with k past and
+                // short of four columns.
                 (4, 1, 37),
                 (8, 1, 37),
                 (16, 1, 37),
                 (15, 1, 6),
                 (3, 1, 2),
+                (29, 1, 9),
+                (40, 1, 6),
+                (64, 1, 37),
                 (1, 70, 1),
                 (5, 1, 1),
                 (16, 1, 64),

@@ -12,8 +12,8 @@
 //!   one vector at a time: 8 A loads, 1 y load and store, 8 FMAs per vector; y stays in L1
 //!   for the m this path gets (it is a column, m·size bytes). 8 columns beat 4 by 10–20 % on
 //!   4096×1×4096; 16 lost half. Streams a multiple of 4 KiB apart share an L1 set; for a
-//!   cached A those are read 4 at a time ([`fewer_streams`]), in both forms. A y of one or
-//!   two vectors is read and written once, its FMAs spread over four accumulators a vector
+//!   cached A those are read 4 at a time ([`fewer_streams`]), in both forms. A y of one to
+//!   four vectors (two with 16 registers) is read and written once, its FMAs spread over four accumulators a vector
 //!   ([`axpy_few_vectors`]): few rows leave the blocks' one chain per vector exposed.
 //! * A's rows contiguous (unit column stride), x contiguous: dot form,
 //!   y(i) = alpha·(A(i, :)·x) + beta·y(i), 8 rows at a time sharing each load of x (two
@@ -215,7 +215,7 @@ pub(crate) fn form<A: Element, B: Element>(
 }
 
 /// y := beta·y + A·(alpha·x) by blocks of 8 columns, or 4 ([`fewer_streams`]), or for a y of
-/// one or two vectors in one pass ([`axpy_few_vectors`]) (A column-stored, y contiguous);
+/// one to four vectors in one pass ([`axpy_few_vectors`]) (A column-stored, y contiguous);
 /// k = 0 only scales y.
 #[inline(always)]
 unsafe fn axpy_form<V: Simd>(args: &GemvUkrArgs<V::Elem, V::Elem>)
@@ -237,13 +237,17 @@ where
                 };
                 V::store_masked(y, mask, v);
             }
-        } else if m <= 2 * V::LANES {
-            // One or two vectors: y once, four accumulators a vector.
-            match (m > V::LANES, m % V::LANES == 0) {
-                (false, true) => axpy_few_vectors::<V, 1, true>(args),
-                (false, false) => axpy_few_vectors::<V, 1, false>(args),
-                (true, true) => axpy_few_vectors::<V, 2, true>(args),
-                (true, false) => axpy_few_vectors::<V, 2, false>(args),
+        } else if m <= 2 * V::LANES || (V::REGISTERS >= 32 && m <= 4 * V::LANES) {
+            // One to four vectors: y once, four accumulators a vector.
+            match (m.div_ceil(V::LANES), m % V::LANES == 0) {
+                (1, true) => axpy_few_vectors::<V, 1, true>(args),
+                (1, false) => axpy_few_vectors::<V, 1, false>(args),
+                (2, true) => axpy_few_vectors::<V, 2, true>(args),
+                (2, false) => axpy_few_vectors::<V, 2, false>(args),
+                (3, true) => axpy_few_vectors::<V, 3, true>(args),
+                (3, false) => axpy_few_vectors::<V, 3, false>(args),
+                (_, true) => axpy_few_vectors::<V, 4, true>(args),
+                (_, false) => axpy_few_vectors::<V, 4, false>(args),
             }
         } else if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
             axpy_blocks::<4>(k, &RealColumns::<V, 1>(args, 0, 0));
@@ -253,9 +257,9 @@ where
     }
 }
 
-/// The axpy form for a y of one or two vectors (m ≤ VECS·LANES, VECS = 1 or 2; FULL: the
-/// last vector has no masked lanes), k ≥ 1: y read and written once, A's columns summed into
-/// four accumulators per vector in turn. The blocks pass over y once per block and once per
+/// The axpy form for a y of one to four vectors (m ≤ VECS·LANES; FULL: the last vector has
+/// no masked lanes; more than two only with 32 registers), k ≥ 1: y read and written once,
+/// A's columns summed into four accumulators per vector in turn. The blocks pass over y once per block and once per
 /// column left over, each pass reading back the store of the one before, and chain a block's
 /// FMAs on one accumulator per vector, which so few vectors cannot hide. Measured (session
 /// 56, skx, through `cblas_{s,d}gemm` NN, ratio of time, blocks → this; OpenBLAS after):
@@ -263,7 +267,9 @@ where
 /// (1.84×), 20×1×20 2.0× (1.51×), 2×1×3 1.28× (0.87×); dgemm 7×1×1000 4.3× (1.69×),
 /// 12×1×300 2.3× (2.40×), 16×1×100 1.86× (1.36×), 5×1×16 1.73× (1.11×); 4×1×4 level (0.82–
 /// 0.88×). Forced haswell (ymm) on the same machine: sgemm 7×1×1000 6.4×, 8×1×64 3.3×,
-/// dgemm 7×1×1000 4.5×, 2×1×3 2.0×.
+/// dgemm 7×1×1000 4.5×, 2×1×3 2.0×. Three and four vectors, against the blocks (skx): sgemm
+/// 40×1×40 1.47× (2.25× OpenBLAS), 64×1×64 1.27× (0.99×), 60×1×1000 1.14×; dgemm 20×1×20
+/// 1.91× (1.98×), 30×1×100 1.34×, 24×1×24 1.29×, 32×1×500 1.04×; the least 0.97.
 ///
 /// # Safety
 /// As [`axpy_form`], with `(VECS − 1)·LANES < m <= VECS·LANES` (`==` if FULL) and `k >= 1`.
@@ -332,8 +338,8 @@ unsafe fn column_step<V: Simd, const VECS: usize, const FULL: bool>(
         let last = (VECS - 1) * V::LANES;
         let col = args.a.offset(p as isize * args.cs_a);
         let x = V::splat(args.alpha * *args.x.offset(p as isize * args.inc_x));
-        if VECS == 2 {
-            acc[0][c] = V::fma(V::load(col), x, acc[0][c]);
+        for (v, acc_v) in acc.iter_mut().enumerate().take(VECS - 1) {
+            acc_v[c] = V::fma(V::load(col.add(v * V::LANES)), x, acc_v[c]);
         }
         let a = if FULL {
             V::load(col.add(last))
