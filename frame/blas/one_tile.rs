@@ -208,7 +208,11 @@ where
 /// (`sup_solves_transposed`: some TT problems, and a short, wide C with op(B)'s rows
 /// contiguous): the kernel reads B as its A and op(A)ᵀ as its B, in place, and writes C by
 /// rows. Computes it and returns true, or returns false, having touched nothing. Out of line,
-/// so that the calls [`single_tile`] takes do not carry its views.
+/// so that the calls [`single_tile`] takes do not carry its views (inlined, they cost dgemm
+/// NN 2³ 42 instructions and 6–13 % of its time). Measured (session 56, skx, through
+/// `cblas_{s,d}gemm` TT, ns, the rows of tiles → here; OpenBLAS): sgemm 2³ 32.3 → 28.0
+/// (55.2), 8³ 44.1 → 38.8 (54.1); dgemm 2³ 32.4 → 29.0 (27.1), 4³ 34.2 → 30.5 (27.3), 8³
+/// 52.7 → 46.3 (48.8).
 ///
 /// The same conditions as [`single_tile`]'s, in the transposed orientation: 2 rows and
 /// columns or more, k too short for the dots path, op(B)ᵀ (B) read in place, nothing
@@ -247,8 +251,9 @@ where
     {
         return false;
     }
-    // SAFETY: the BLAS contract: the caller's arrays with the extents BLAS defines, at most a
-    // tile by 31 columns each (k < 32), so they fit in isize.
+    // SAFETY: the BLAS contract: the caller's arrays with the extents BLAS defines, each at
+    // most a tile's side by 31 (k < 32 for every dtype, `k_too_short_for_dots`) with leading
+    // dimensions under 2^31, so they fit in isize.
     let (a, b, c) = unsafe {
         (
             MatRef::from_blas_array(args.a, a_rows, a_cols, lda),
@@ -357,8 +362,8 @@ where
 }
 
 /// The bytes `[start, end)` of a column-major `rows`×`cols` array (both at least 1) with
-/// leading dimension `ld`. The caller bounds the sizes to a row of sup tiles, so the product
-/// fits (`cols` ≤ 256 and `ld` < 2^31).
+/// leading dimension `ld`. The callers bound the sizes to a few sup tiles (`few_tiles`: k ≤
+/// 256, neither side past 24·MR), so the product fits (`cols` ≤ 768 and `ld` < 2^31).
 fn array_bytes<T>(p: *const T, rows: usize, cols: usize, ld: usize) -> (usize, usize) {
     let start = p as usize;
     let elements = (cols - 1) * ld + rows;
@@ -460,6 +465,80 @@ mod tests {
         }
     }
 
+    /// A random m×n×k problem for op()s `ops`, its arrays column-stored, with alpha 0 every
+    /// third `case`, 1 the next, random the third; beta 0, 1, random, random by fours.
+    struct Problem<T> {
+        a: TestMatrix<T>,
+        b: TestMatrix<T>,
+        c: TestMatrix<T>,
+        alpha: T,
+        beta: T,
+    }
+
+    impl<T: Scalar> Problem<T> {
+        fn random(
+            rng: &mut Rng,
+            values: Values,
+            (op_a, op_b): (check::Op, check::Op),
+            m: usize,
+            n: usize,
+            k: usize,
+            case: usize,
+        ) -> Self {
+            let (ar, ac) = op_a.stored_shape(m, k);
+            let (br, bc) = op_b.stored_shape(k, n);
+            let a = TestMatrix::random(rng, values, ar, ac, Storage::Col);
+            let b = TestMatrix::random(rng, values, br, bc, Storage::Col);
+            let c = TestMatrix::random(rng, values, m, n, Storage::Col);
+            let alpha = match case % 3 {
+                0 => T::zero(),
+                1 => T::one(),
+                _ => rng.value(values),
+            };
+            let beta = match case % 4 {
+                0 => T::zero(),
+                1 => T::one(),
+                _ => rng.value(values),
+            };
+            Problem {
+                a,
+                b,
+                c,
+                alpha,
+                beta,
+            }
+        }
+    }
+
+    /// The BLAS arguments of a problem on test matrices (column-major with their columns as
+    /// leading dimensions, so they pass the reference checks).
+    fn blas_args<T: Scalar>(
+        (transa, transb): (Op, Op),
+        (m, n, k): (usize, usize, usize),
+        alpha: T,
+        a: &TestMatrix<T>,
+        b: &TestMatrix<T>,
+        beta: T,
+        c: &mut TestMatrix<T>,
+    ) -> GemmArgs<T> {
+        let ld = |x: &TestMatrix<T>| x.cs as c_int;
+        GemmArgs {
+            transa,
+            transb,
+            m: m as c_int,
+            n: n as c_int,
+            k: k as c_int,
+            alpha,
+            a: a.buf.as_ptr(),
+            lda: ld(a),
+            b: b.buf.as_ptr(),
+            ldb: ld(b),
+            beta,
+            c: c.buf.as_mut_ptr(),
+            ldc: ld(c),
+        }
+    }
+
     /// One call; returns whether the shortcut took it.
     #[allow(clippy::too_many_arguments)]
     fn one_case<T>(
@@ -475,12 +554,14 @@ mod tests {
     where
         T: GemmPair<T, Acc = T> + Scalar,
     {
-        let values = Values::SmallIntegers;
-        let (ar, ac) = op_a.stored_shape(m, k);
-        let (br, bc) = op_b.stored_shape(k, n);
-        let a = TestMatrix::<T>::random(rng, values, ar, ac, Storage::Col);
-        let b = TestMatrix::<T>::random(rng, values, br, bc, Storage::Col);
-        let mut c = TestMatrix::<T>::random(rng, values, m, n, Storage::Col);
+        let problem = Problem::<T>::random(rng, Values::SmallIntegers, (op_a, op_b), m, n, k, case);
+        let Problem {
+            a,
+            b,
+            mut c,
+            alpha,
+            beta,
+        } = problem;
         // A short, wide C with op(B)'s rows contiguous is taken transposed, by gemm_front's
         // own rule: then op(B)ᵀ is the kernel's A and n its rows.
         let transposed = sup_solves_transposed(
@@ -489,16 +570,6 @@ mod tests {
             &op_a.apply(a.view()),
             &op_b.apply(b.view()),
         );
-        let alpha = match case % 3 {
-            0 => T::zero(),
-            1 => T::one(),
-            _ => rng.value(values),
-        };
-        let beta = match case % 4 {
-            0 => T::zero(),
-            1 => T::one(),
-            _ => rng.value(values),
-        };
         let expected = Expected::new(
             alpha,
             &op_a.apply(a.view()),
@@ -506,22 +577,7 @@ mod tests {
             beta,
             &mut c,
         );
-        let ld = |x: &TestMatrix<T>| x.cs as c_int;
-        let args = GemmArgs {
-            transa,
-            transb,
-            m: m as c_int,
-            n: n as c_int,
-            k: k as c_int,
-            alpha,
-            a: a.buf.as_ptr(),
-            lda: ld(&a),
-            b: b.buf.as_ptr(),
-            ldb: ld(&b),
-            beta,
-            c: c.buf.as_mut_ptr(),
-            ldc: ld(&c),
-        };
+        let args = blas_args((transa, transb), (m, n, k), alpha, &a, &b, beta, &mut c);
         // SAFETY: the arrays are the test matrices' buffers, with their shapes and leading
         // dimensions (column-major, so they pass the reference checks); m, n ≥ 1.
         let took = unsafe { blas_one_tile(cntx, &args) };
@@ -758,22 +814,14 @@ mod tests {
     where
         T: GemmPair<T, Acc = T> + Scalar,
     {
-        let values = Values::Uniform;
-        let (ar, ac) = op_a.stored_shape(m, k);
-        let (br, bc) = op_b.stored_shape(k, n);
-        let a = TestMatrix::<T>::random(rng, values, ar, ac, Storage::Col);
-        let b = TestMatrix::<T>::random(rng, values, br, bc, Storage::Col);
-        let mut c = TestMatrix::<T>::random(rng, values, m, n, Storage::Col);
-        let alpha = match case % 3 {
-            0 => T::zero(),
-            1 => T::one(),
-            _ => rng.value(values),
-        };
-        let beta = match case % 4 {
-            0 => T::zero(),
-            1 => T::one(),
-            _ => rng.value(values),
-        };
+        let problem = Problem::<T>::random(rng, Values::Uniform, (op_a, op_b), m, n, k, case);
+        let Problem {
+            a,
+            b,
+            mut c,
+            alpha,
+            beta,
+        } = problem;
         if beta.is_zero() {
             c.buf.fill(T::from_parts(f64::NAN, f64::NAN));
         }
@@ -787,22 +835,7 @@ mod tests {
             &crate::rntm::Rntm::default(),
         )
         .unwrap();
-        let ld = |x: &TestMatrix<T>| x.cs as c_int;
-        let args = GemmArgs {
-            transa,
-            transb,
-            m: m as c_int,
-            n: n as c_int,
-            k: k as c_int,
-            alpha,
-            a: a.buf.as_ptr(),
-            lda: ld(&a),
-            b: b.buf.as_ptr(),
-            ldb: ld(&b),
-            beta,
-            c: c.buf.as_mut_ptr(),
-            ldc: ld(&c),
-        };
+        let args = blas_args((transa, transb), (m, n, k), alpha, &a, &b, beta, &mut c);
         // SAFETY: the arrays are the test matrices' buffers, with their shapes and leading
         // dimensions (column-major, so they pass the reference checks); m, n ≥ 1.
         let took = unsafe { blas_one_tile(cntx, &args) };
