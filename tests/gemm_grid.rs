@@ -1145,7 +1145,7 @@ fn one_column_and_one_row() {
                 (3, 1, 7),
                 (1, 3, 5),
                 (1, 1, 2),
-                // y of one to four vectors (two on haswell), whole or a lane short, read and
+                // y of one to eight vectors (two on haswell), whole or a lane short, read and
                 // written once (haswell f64 4 lanes, f32 8; skx 8 and 16), with k past and
                 // short of four columns.
                 (4, 1, 37),
@@ -1156,6 +1156,8 @@ fn one_column_and_one_row() {
                 (29, 1, 9),
                 (40, 1, 6),
                 (64, 1, 37),
+                (100, 1, 9),
+                (127, 1, 3),
                 (1, 70, 1),
                 (5, 1, 1),
                 (16, 1, 64),

@@ -13,8 +13,9 @@
 //!   for the m this path gets (it is a column, m·size bytes). 8 columns beat 4 by 10–20 % on
 //!   4096×1×4096; 16 lost half. Streams a multiple of 4 KiB apart share an L1 set; for a
 //!   cached A those are read 4 at a time ([`fewer_streams`]), in both forms. A y of one to
-//!   four vectors (two with 16 registers) is read and written once, its FMAs spread over four accumulators a vector
-//!   ([`axpy_few_vectors`]): few rows leave the blocks' one chain per vector exposed.
+//!   eight vectors (two with 16 registers) is read and written once, its FMAs spread over
+//!   four accumulators a vector, two past four vectors ([`axpy_few_vectors`]): few rows leave
+//!   the blocks' one chain per vector exposed.
 //! * A's rows contiguous (unit column stride), x contiguous: dot form,
 //!   y(i) = alpha·(A(i, :)·x) + beta·y(i), 8 rows at a time sharing each load of x (two
 //!   vectors a step with 32 registers, one with 16), each row's accumulators summed at the
@@ -215,7 +216,7 @@ pub(crate) fn form<A: Element, B: Element>(
 }
 
 /// y := beta·y + A·(alpha·x) by blocks of 8 columns, or 4 ([`fewer_streams`]), or for a y of
-/// one to four vectors in one pass ([`axpy_few_vectors`]) (A column-stored, y contiguous);
+/// one to eight vectors in one pass ([`axpy_few_vectors`]) (A column-stored, y contiguous);
 /// k = 0 only scales y.
 #[inline(always)]
 unsafe fn axpy_form<V: Simd>(args: &GemvUkrArgs<V::Elem, V::Elem>)
@@ -237,17 +238,25 @@ where
                 };
                 V::store_masked(y, mask, v);
             }
-        } else if m <= 2 * V::LANES || (V::REGISTERS >= 32 && m <= 4 * V::LANES) {
-            // One to four vectors: y once, four accumulators a vector.
+        } else if m <= 2 * V::LANES || (V::REGISTERS >= 32 && m <= 8 * V::LANES) {
+            // One to eight vectors: y once, four accumulators a vector (two past four).
             match (m.div_ceil(V::LANES), m % V::LANES == 0) {
-                (1, true) => axpy_few_vectors::<V, 1, true>(args),
-                (1, false) => axpy_few_vectors::<V, 1, false>(args),
-                (2, true) => axpy_few_vectors::<V, 2, true>(args),
-                (2, false) => axpy_few_vectors::<V, 2, false>(args),
-                (3, true) => axpy_few_vectors::<V, 3, true>(args),
-                (3, false) => axpy_few_vectors::<V, 3, false>(args),
-                (_, true) => axpy_few_vectors::<V, 4, true>(args),
-                (_, false) => axpy_few_vectors::<V, 4, false>(args),
+                (1, true) => axpy_few_vectors::<V, 1, 4, true>(args),
+                (1, false) => axpy_few_vectors::<V, 1, 4, false>(args),
+                (2, true) => axpy_few_vectors::<V, 2, 4, true>(args),
+                (2, false) => axpy_few_vectors::<V, 2, 4, false>(args),
+                (3, true) => axpy_few_vectors::<V, 3, 4, true>(args),
+                (3, false) => axpy_few_vectors::<V, 3, 4, false>(args),
+                (4, true) => axpy_few_vectors::<V, 4, 4, true>(args),
+                (4, false) => axpy_few_vectors::<V, 4, 4, false>(args),
+                (5, true) => axpy_few_vectors::<V, 5, 2, true>(args),
+                (5, false) => axpy_few_vectors::<V, 5, 2, false>(args),
+                (6, true) => axpy_few_vectors::<V, 6, 2, true>(args),
+                (6, false) => axpy_few_vectors::<V, 6, 2, false>(args),
+                (7, true) => axpy_few_vectors::<V, 7, 2, true>(args),
+                (7, false) => axpy_few_vectors::<V, 7, 2, false>(args),
+                (_, true) => axpy_few_vectors::<V, 8, 2, true>(args),
+                (_, false) => axpy_few_vectors::<V, 8, 2, false>(args),
             }
         } else if fewer_streams(args.cs_a, size_of::<V::Elem>(), m, k) {
             axpy_blocks::<4>(k, &RealColumns::<V, 1>(args, 0, 0));
@@ -257,9 +266,10 @@ where
     }
 }
 
-/// The axpy form for a y of one to four vectors (m ≤ VECS·LANES; FULL: the last vector has
+/// The axpy form for a y of one to eight vectors (m ≤ VECS·LANES; FULL: the last vector has
 /// no masked lanes; more than two only with 32 registers), k ≥ 1: y read and written once,
-/// A's columns summed into four accumulators per vector in turn. The blocks pass over y once per block and once per
+/// A's columns summed into ACC accumulators per vector in turn (four up to four vectors, two
+/// past). The blocks pass over y once per block and once per
 /// column left over, each pass reading back the store of the one before, and chain a block's
 /// FMAs on one accumulator per vector, which so few vectors cannot hide. Measured (session
 /// 56, skx, through `cblas_{s,d}gemm` NN, ratio of time, blocks → this; OpenBLAS after):
@@ -269,12 +279,16 @@ where
 /// 0.88×). Forced haswell (ymm) on the same machine: sgemm 7×1×1000 6.4×, 8×1×64 3.3×,
 /// dgemm 7×1×1000 4.5×, 2×1×3 2.0×. Three and four vectors, against the blocks (skx): sgemm
 /// 40×1×40 1.47× (2.25× OpenBLAS), 64×1×64 1.27× (0.99×), 60×1×1000 1.14×; dgemm 20×1×20
-/// 1.91× (1.98×), 30×1×100 1.34×, 24×1×24 1.29×, 32×1×500 1.04×; the least 0.97.
+/// 1.91× (1.98×), 30×1×100 1.34×, 24×1×24 1.29×, 32×1×500 1.04×; the least 0.97. Five to
+/// eight vectors with two accumulators each, against the blocks: sgemm 100×1×100 1.22×
+/// (1.18× OpenBLAS), 120×1×50 1.22×; dgemm 40×1×40 1.19× (1.40×), 64×1×64 1.11×; the rest
+/// level (0.98–1.05).
 ///
 /// # Safety
-/// As [`axpy_form`], with `(VECS − 1)·LANES < m <= VECS·LANES` (`==` if FULL) and `k >= 1`.
+/// As [`axpy_form`], with `(VECS − 1)·LANES < m <= VECS·LANES` (`==` if FULL), `k >= 1` and
+/// `ACC >= 1`.
 #[inline(always)]
-unsafe fn axpy_few_vectors<V: Simd, const VECS: usize, const FULL: bool>(
+unsafe fn axpy_few_vectors<V: Simd, const VECS: usize, const ACC: usize, const FULL: bool>(
     args: &GemvUkrArgs<V::Elem, V::Elem>,
 ) where
     V::Elem: Scalar,
@@ -286,22 +300,26 @@ unsafe fn axpy_few_vectors<V: Simd, const VECS: usize, const FULL: bool>(
         // features, and intrinsics inside it become calls.
         let last = (VECS - 1) * V::LANES;
         let mask = V::mask(args.m - last);
-        let mut acc = [[V::zero(); 4]; VECS];
+        let mut acc = [[V::zero(); ACC]; VECS];
         let mut p = 0;
-        while p + 4 <= args.k {
-            for c in 0..4 {
-                column_step::<V, VECS, FULL>(args, p + c, mask, &mut acc, c);
+        while p + ACC <= args.k {
+            for c in 0..ACC {
+                column_step::<V, VECS, ACC, FULL>(args, p + c, mask, &mut acc, c);
             }
-            p += 4;
+            p += ACC;
         }
         while p < args.k {
-            column_step::<V, VECS, FULL>(args, p, mask, &mut acc, 0);
+            column_step::<V, VECS, ACC, FULL>(args, p, mask, &mut acc, 0);
             p += 1;
         }
         for (v, acc_v) in acc.iter().enumerate() {
             let y = args.y.add(v * V::LANES);
             let last_vector = v == VECS - 1;
-            let mut sum = V::add(V::add(acc_v[0], acc_v[1]), V::add(acc_v[2], acc_v[3]));
+            let mut sum = if ACC == 4 {
+                V::add(V::add(acc_v[0], acc_v[1]), V::add(acc_v[2], acc_v[3]))
+            } else {
+                acc_v[1..].iter().fold(acc_v[0], |s, &v| V::add(s, v))
+            };
             if !args.beta.is_zero() {
                 let old = if FULL || !last_vector {
                     V::load(y)
@@ -324,11 +342,11 @@ unsafe fn axpy_few_vectors<V: Simd, const VECS: usize, const FULL: bool>(
 /// # Safety
 /// As [`axpy_few_vectors`], with `p < k`.
 #[inline(always)]
-unsafe fn column_step<V: Simd, const VECS: usize, const FULL: bool>(
+unsafe fn column_step<V: Simd, const VECS: usize, const ACC: usize, const FULL: bool>(
     args: &GemvUkrArgs<V::Elem, V::Elem>,
     p: usize,
     mask: V::Mask,
-    acc: &mut [[V; 4]; VECS],
+    acc: &mut [[V; ACC]; VECS],
     c: usize,
 ) where
     V::Elem: Scalar,
