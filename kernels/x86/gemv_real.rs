@@ -269,9 +269,9 @@ where
 /// The axpy form for a y of one to eight vectors (m ≤ VECS·LANES; FULL: the last vector has
 /// no masked lanes; more than two only with 32 registers), k ≥ 1: y read and written once,
 /// A's columns summed into ACC accumulators per vector in turn (four up to four vectors, two
-/// past). The blocks pass over y once per block and once per
-/// column left over, each pass reading back the store of the one before, and chain a block's
-/// FMAs on one accumulator per vector, which so few vectors cannot hide. Measured (session
+/// past). The blocks pass over y once per block and once per column left over, each pass
+/// reading back the store of the one before, and chain a block's FMAs on one accumulator per
+/// vector, which so few vectors cannot hide. Measured (session
 /// 56, skx, through `cblas_{s,d}gemm` NN, ratio of time, blocks → this; OpenBLAS after):
 /// sgemm 7×1×1000 4.3× (1.68×), 12×1×300 4.1× (1.62×), 8×1×64 3.6× (2.13×), 16×1×4096 2.5×
 /// (1.84×), 20×1×20 2.0× (1.51×), 2×1×3 1.28× (0.87×); dgemm 7×1×1000 4.3× (1.69×),
@@ -315,11 +315,7 @@ unsafe fn axpy_few_vectors<V: Simd, const VECS: usize, const ACC: usize, const F
         for (v, acc_v) in acc.iter().enumerate() {
             let y = args.y.add(v * V::LANES);
             let last_vector = v == VECS - 1;
-            let mut sum = if ACC == 4 {
-                V::add(V::add(acc_v[0], acc_v[1]), V::add(acc_v[2], acc_v[3]))
-            } else {
-                acc_v[1..].iter().fold(acc_v[0], |s, &v| V::add(s, v))
-            };
+            let mut sum = acc_v[1..].iter().fold(acc_v[0], |s, &v| V::add(s, v));
             if !args.beta.is_zero() {
                 let old = if FULL || !last_vector {
                     V::load(y)
