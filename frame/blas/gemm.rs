@@ -32,6 +32,15 @@ impl Op {
         }
     }
 
+    /// The (row, column) strides of op(X) for a column-major X with leading dimension `ld`,
+    /// as [`op`] gives its view.
+    pub(crate) fn strides(self, ld: usize) -> (isize, isize) {
+        match self {
+            Op::Plain => (1, ld as isize),
+            Op::Transpose | Op::ConjTranspose => (ld as isize, 1),
+        }
+    }
+
     /// The (rows, columns) of the array an operand is stored in, for op(operand) of
     /// `rows`×`cols`.
     pub(crate) fn shape_of_operand<I>(self, rows: I, cols: I) -> (I, I) {

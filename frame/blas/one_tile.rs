@@ -186,7 +186,7 @@ where
     {
         return None;
     }
-    let (rs_b, cs_b) = if b_transposed { (ldb, 1) } else { (1, ldb) };
+    let (rs_b, cs_b) = args.transb.strides(ldb);
     Some(SupUkrArgs {
         m,
         n,
@@ -195,8 +195,8 @@ where
         a: args.a,
         cs_a: lda as isize,
         b: args.b,
-        rs_b: rs_b as isize,
-        cs_b: cs_b as isize,
+        rs_b,
+        cs_b,
         beta: args.beta,
         c: args.c,
         rs_c: 1,
@@ -265,11 +265,8 @@ where
     if !sup_solves_transposed(kernel, &c, &a, &b) {
         return false;
     }
-    // op(A)ᵀ: A itself (TT), or Aᵀ (NT).
-    let (rs_at, cs_at) = match args.transa {
-        Op::Plain => (lda, 1),
-        Op::Transpose | Op::ConjTranspose => (1, lda),
-    };
+    // op(A)ᵀ's strides: op(A)'s, swapped (A itself for TT, Aᵀ for NT).
+    let (cs_at, rs_at) = args.transa.strides(lda);
     let tile = SupUkrArgs {
         m: n,
         n: m,
@@ -278,8 +275,8 @@ where
         a: args.b,
         cs_a: ldb as isize,
         b: args.a,
-        rs_b: rs_at as isize,
-        cs_b: cs_at as isize,
+        rs_b: rs_at,
+        cs_b: cs_at,
         beta: args.beta,
         c: args.c,
         rs_c: ldc as isize,
@@ -316,14 +313,11 @@ where
     {
         return None;
     }
-    // op(X)'s row and column strides and pending conjugation, as `op` gives its view.
-    let strides = |t: Op, ld: usize| match t {
-        Op::Plain => (1, ld as isize, false),
-        Op::Transpose => (ld as isize, 1, false),
-        Op::ConjTranspose => (ld as isize, 1, T::IS_COMPLEX),
-    };
-    let (rs_a, cs_a, conj_a) = strides(args.transa, lda);
-    let (rs_b, cs_b, conj_b) = strides(args.transb, ldb);
+    // op(X)'s strides and pending conjugation, as `op` gives its view.
+    let (rs_a, cs_a) = args.transa.strides(lda);
+    let (rs_b, cs_b) = args.transb.strides(ldb);
+    let conj_a = T::IS_COMPLEX && args.transa == Op::ConjTranspose;
+    let conj_b = T::IS_COMPLEX && args.transb == Op::ConjTranspose;
     Some(if n == 1 {
         // y = C's column, x = op(B)'s.
         GemvUkrArgs {
