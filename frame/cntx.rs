@@ -8,7 +8,8 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::kernels::{
-    DotsUkr, GemmUkr, GemvColumnsUkr, GemvUkr, MAX_TILE_ELEMS, SupUkr, TallUkr, TransposeUkr,
+    DotsUkr, GemmUkr, GemvColumnsUkr, GemvUkr, MAX_TILE_ELEMS, ShortKUkr, SupUkr, TallUkr,
+    TransposeUkr,
 };
 use crate::l3::sup::{columns_fit_l1_ways, columns_spread_over_l1};
 use crate::types::{Element, GemmPair, bf16, c32, c64};
@@ -559,6 +560,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     gemv: Option<GemvUkr<A, B>>,
     gemv_columns: Option<(GemvColumnsUkr<A, B>, usize)>,
     dots: Option<DotsUkr<A, B>>,
+    short_k: Option<ShortKUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
     a_k_group: usize,
@@ -624,6 +626,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             gemv: None,
             gemv_columns: None,
             dots: None,
+            short_k: None,
             transpose_a: None,
             transpose_b: None,
             a_k_group: 1,
@@ -818,6 +821,24 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     /// The dots kernel, if this entry has one.
     pub(crate) fn dots(&self) -> Option<DotsUkr<A, B>> {
         self.dots
+    }
+
+    /// The same entry with a short-k kernel for products a few k steps deep
+    /// (`frame/l3/short_k.rs`).
+    ///
+    /// # Safety
+    /// `short_k` must implement the [`ShortKUkr`] contract, and any context holding this
+    /// entry must only be used on CPUs with the features it needs.
+    pub const unsafe fn with_short_k(self, short_k: ShortKUkr<A, B>) -> Self {
+        GemmKernel {
+            short_k: Some(short_k),
+            ..self
+        }
+    }
+
+    /// The short-k kernel, if this entry has one.
+    pub(crate) fn short_k(&self) -> Option<ShortKUkr<A, B>> {
+        self.short_k
     }
 
     /// The same entry with a sup kernel for small problems (which prefers column-stored C,

@@ -309,6 +309,55 @@ pub struct DotsUkrArgs<A: Element, B: Element> {
 /// features of the configuration that registered it.
 pub type DotsUkr<A, B> = unsafe fn(&DotsUkrArgs<A, B>);
 
+/// The longest k a short-k kernel call takes ([`ShortKUkrArgs::k`]).
+pub const MAX_SHORT_K: usize = 8;
+
+/// Arguments of a short-k kernel call: C (m×n) := alpha·A·B + beta·C for a product only a
+/// few k steps deep, where a tile kernel spends most of each tile setting up and writing C
+/// (`frame/l3/short_k.rs`). The kernel holds a strip of A's rows in registers and streams
+/// B's columns past it.
+///
+/// A(i, p) is at `a + i*rs_a + p*cs_a`, B(p, j) at `b + p*rs_b + j*cs_b`, C(i, j) at
+/// `c + i + j*cs_c` (C column-stored); `m`, `n` at least 1 and `1 <= k <= MAX_SHORT_K`.
+/// beta == 0 means C is not read.
+#[derive(Debug)]
+pub struct ShortKUkrArgs<A: Element, B: Element> {
+    /// Rows of A and C.
+    pub m: usize,
+    /// Columns of B and C.
+    pub n: usize,
+    /// Columns of A, rows of B: 1..=[`MAX_SHORT_K`].
+    pub k: usize,
+    /// Scale of the product.
+    pub alpha: A::Acc,
+    /// A(0, 0).
+    pub a: *const A,
+    /// Row stride of A (1: columns contiguous, read in place; others are gathered).
+    pub rs_a: isize,
+    /// Column stride of A.
+    pub cs_a: isize,
+    /// B(0, 0).
+    pub b: *const B,
+    /// Row stride of B.
+    pub rs_b: isize,
+    /// Column stride of B.
+    pub cs_b: isize,
+    /// Scale of C's old value; 0 means C is write-only.
+    pub beta: A::Acc,
+    /// C(0, 0); C's rows are adjacent.
+    pub c: *mut A::Acc,
+    /// Column stride of C.
+    pub cs_c: isize,
+}
+
+/// A short-k kernel.
+///
+/// # Safety (for callers)
+/// Every element the [`ShortKUkrArgs`] describe must be valid (C writable, and readable
+/// unless `beta == 0`), C must not overlap A or B, `m`, `n` and `k` must be in the ranges
+/// stated there, and the CPU must have the features of the configuration that registered it.
+pub type ShortKUkr<A, B> = unsafe fn(&ShortKUkrArgs<A, B>);
+
 /// A packing kernel: copies an 8×8 block transposed, `dst[p*ld_dst + i] = src[i*rs_src + p]`
 /// for `i, p < 8`. Packing uses it wherever a panel's source rows are contiguous along k
 /// (row-stored A, column-stored B: the TN and NN cases), where a plain loop reads or writes

@@ -1348,3 +1348,62 @@ fn few_rows_with_a_large_b_of_contiguous_rows() {
         }
     }
 }
+
+/// Products a few k steps deep, which the real dtypes' short-k kernels compute with a strip
+/// of A in registers (`frame/l3/short_k.rs`): k = 1…8 and 9 (past the kernels' reach), C of
+/// one to four vectors of rows and either side of them (haswell f64 4 lanes, f32 8; skx 8
+/// and 16; skx keeps C of half a vector or less in 256-bit vectors), columns in steps of four
+/// and the one to three left over, every op(), storage and (alpha, beta) class, NaN in C under
+/// beta = 0; each configuration as is (packed-path contexts keep these problems off it, as
+/// they do off the sup path).
+#[test]
+fn short_k_problems() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, _| {
+            let mut rng = Rng::new(57);
+            let mut seed = 57_000;
+            for k in 1..=9 {
+                for m in [2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32, 33, 47, 65] {
+                    for n in [13, 14, 15, 16, 29] {
+                        seed += 1;
+                        let case = Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed);
+                        run(&full, &case, seed);
+                    }
+                }
+            }
+            // Every op() and storage, and shapes the other way round (C of few columns,
+            // solved transposed where row-stored).
+            for (m, n, k) in [(6, 40, 2), (40, 6, 3), (17, 33, 8)] {
+                for case in Case::every_op_and_storage(m, n, k) {
+                    seed += 1;
+                    run(&full, &case.with_classes_and_nan_of(seed), seed);
+                }
+            }
+            // C of many columns in blocks: 1100 rows make blocks of 14 (f64) or 29 (f32)
+            // columns, 37 columns more than one; uniform data.
+            for (m, n, k) in [(1100, 37, 3), (37, 1100, 5), (300, 70, 8)] {
+                seed += 1;
+                let case = Case {
+                    values: Values::Uniform,
+                    ..Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed)
+                };
+                run(&full, &case, seed);
+            }
+        });
+    }
+}
+
+/// The same on two threads, each with its own columns of C.
+#[test]
+fn short_k_problems_on_two_threads() {
+    let two = Rntm::new().with_num_threads(2).unwrap();
+    for (full, _) in contexts_with_tiny_blocks() {
+        for (seed, letter) in ['s', 'd', 'c', 'z'].into_iter().enumerate() {
+            let mut rng = Rng::new(58);
+            for (m, n, k) in [(64, 4001, 4), (4001, 64, 3), (1024, 1024, 2), (33, 9001, 8)] {
+                let case = Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed as u64);
+                run_case_of(letter, &full, Some(&two), &case, seed as u64);
+            }
+        }
+    }
+}

@@ -65,6 +65,7 @@ use crate::l3::gemv::{
 use crate::l3::macrokernel::macrokernel;
 use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
+use crate::l3::short_k::gemm_short_k;
 use crate::l3::sup::{
     PACK_A_ONLY_MAX_THREADS, TRANSPOSED_MIN_K, gemm_sup, gemm_sup_a_by_blocks, gemm_sup_packed_a,
     gemm_sup_team, packs_only_a, splits_k_over_large_c, sup_suits_c, sup_takes_b,
@@ -134,7 +135,8 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 
 /// The paths a problem takes before the thread plan and the orientation, in this order: a
 /// short, wide C whose op(B) has contiguous columns (or its transpose) as dot products
-/// (`frame/l3/dots.rs`), then a few rows of a few sup tiles straight to the sup kernel
+/// (`frame/l3/dots.rs`), a product a few k steps deep through the short-k kernel
+/// (`frame/l3/short_k.rs`), then a few rows of a few sup tiles straight to the sup kernel
 /// (`frame/l3/one_tile.rs`). Returns the result of the one that took the problem, or `None`,
 /// having touched nothing. Shared by [`gemm_front`] and the BLAS entry points' shortcut
 /// (`frame/blas/one_tile.rs`), so that both take the same calls the same way; `threads` as
@@ -150,6 +152,9 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
     if let Some(result) = gemm_dots(threads, kernel, alpha, a, b, beta, c) {
+        return Some(result);
+    }
+    if let Some(result) = gemm_short_k(threads, kernel, alpha, a, b, beta, c) {
         return Some(result);
     }
     gemm_rows_of_tiles(kernel, alpha, a, b, beta, c).then_some(Ok(()))
@@ -486,7 +491,7 @@ fn short_and_wide_streaming_b<A: GemmPair<B>, B: Element>(
 /// call per short column costs more than it saves. k = 2…4 stays with the tiles: columns win
 /// only where C's columns alias (sgemm 2048×2048×2 17 → 28) and lose elsewhere (1000×1000×4
 /// 59 → 43, docs/Performance.md).
-const OUTER_PRODUCT_MIN_M: usize = 384;
+pub(crate) const OUTER_PRODUCT_MIN_M: usize = 384;
 
 /// [`gemm_front`] once C is in the kernel's preferred orientation: plans the threads and
 /// picks the path (sup, tall, packed A only, or the loop nest).

@@ -11,6 +11,7 @@ mod gemv;
 mod macrokernel;
 pub(crate) mod one_tile;
 pub(crate) mod raw;
+mod short_k;
 mod stack_copies;
 pub(crate) mod sup;
 mod tall;

@@ -1,0 +1,194 @@
+//! Products a few k steps deep: C := alpha·A·B + beta·C with k ≤ `MAX_SHORT_K`, through the
+//! context's short-k kernel (contract: `ShortKUkr` in `kernels/mod.rs`), which holds a strip
+//! of A in registers and streams B's columns past it. A sup tile at such a k spends most of
+//! its time setting up and writing C (a 6×12 dgemm tile at k = 2 took 74 cycles for 24 FMAs,
+//! session 57). One of `gemm_front`'s shortcuts (`gemm_shortcuts`, after the dots path and
+//! before the rows of sup tiles), so the BLAS entry points' few-tile calls reach it too; a
+//! row-stored C is solved transposed. With threads, each takes its own block of columns
+//! (`gemv.rs`, [`gemm_by_columns_on_plan`]).
+
+use crate::cntx::{Cntx, GemmKernel};
+use crate::error::Result;
+use crate::kernels::{MAX_SHORT_K, ShortKUkr, ShortKUkrArgs};
+use crate::l3::gemm::OUTER_PRODUCT_MIN_M;
+use crate::l3::gemv::gemm_by_columns_on_plan;
+use crate::rntm::Rntm;
+use crate::thread::plan::{SplitFirst, plan};
+use crate::types::{Element, GemmPair};
+use crate::view::{MatMut, MatRef};
+
+/// C := alpha·A·B + beta·C through the short-k kernel when the problem suits it (see
+/// [`short_k_suits`]), on the threads the plan gives (`threads`; `None`: the calling thread),
+/// each with its own columns of C; `None`, having touched nothing, when not.
+///
+/// Inlined for its first test, which turns away every problem deeper than the kernel's
+/// reach in one compare: `gemm_shortcuts` runs it on every call.
+#[inline(always)]
+pub(crate) fn gemm_short_k<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    if a.ncols() > MAX_SHORT_K {
+        return None;
+    }
+    gemm_short_k_if_suited(threads, kernel, alpha, a, b, beta, c)
+}
+
+/// [`gemm_short_k`] past its first test. The kernel writes columns of C: a row-stored C is
+/// solved as Cᵀ = op(B)ᵀ·op(A)ᵀ.
+#[inline(never)]
+fn gemm_short_k_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let short_k = kernel.short_k()?;
+    if c.row_stride() == 1 {
+        if !short_k_suits(kernel, a, b, c) {
+            return None;
+        }
+        return Some(on_threads(threads, kernel, short_k, alpha, a, b, beta, c));
+    }
+    if c.col_stride() != 1 {
+        return None;
+    }
+    let (bt, at) = A::swapped(a, b)?;
+    let mut ct = c.rb().t();
+    if !short_k_suits(kernel, &bt, &at, &ct) {
+        return None;
+    }
+    Some(on_threads(
+        threads, kernel, short_k, alpha, &bt, &at, beta, &mut ct,
+    ))
+}
+
+/// Whether the short-k kernel takes this problem, C column-stored: k within its reach, A
+/// within the sup limits' largest (it is read in place, as on the sup path: a context whose
+/// limits keep problems off the sup path, a test's, keeps them off this one too), nothing
+/// conjugated, more than one sup tile in either orientation (a single tile is the sup
+/// kernel's, as the BLAS entry points' one-tile lanes compute it, `frame/blas/one_tile.rs`,
+/// which may solve it transposed), and not an outer
+/// product of long columns, which the gemv kernel writes column by column
+/// ([`OUTER_PRODUCT_MIN_M`]).
+fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &MatMut<A::Acc>,
+) -> bool {
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
+    let (mr, nr) = sup.tile();
+    let one_tile = (m <= mr && n <= nr) || (n <= mr && m <= nr);
+    let outer_product_of_long_columns = k == 1 && m >= OUTER_PRODUCT_MIN_M;
+    (1..=MAX_SHORT_K).contains(&k)
+        && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
+        && !a.is_conj()
+        && !b.is_conj()
+        && !one_tile
+        && !outer_product_of_long_columns
+}
+
+/// [`gemm_short_k`] once the problem suits the kernel, C column-stored.
+#[allow(clippy::too_many_arguments)]
+fn on_threads<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    short_k: ShortKUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
+        run(short_k, alpha, a, b, beta, c);
+        Ok(())
+    };
+    let Some((cntx, rntm)) = threads else {
+        return per_block(a, b, c);
+    };
+    let shape = (c.nrows(), c.ncols(), a.ncols());
+    let plan = plan(rntm, shape, kernel.blocksizes(), cntx.thread_prefs());
+    gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan, SplitFirst::Columns)
+        .unwrap_or_else(|| per_block(a, b, c))
+}
+
+/// The most bytes of C one kernel call covers (see [`run`]).
+const C_BLOCK_BYTES: usize = 128 << 10;
+
+/// The fewest columns of C one kernel call covers, however tall C is.
+const MIN_BLOCK_COLUMNS: usize = 8;
+
+/// The ways of the smallest L1 data cache the x86 configurations meet (32 KiB, 8 ways, 64
+/// sets of 64-byte lines).
+const L1_WAYS: usize = 8;
+
+/// How many sets of the L1 (64 sets of 64-byte lines) the first lines of consecutive
+/// columns `stride_bytes` apart cycle through: 1 for a multiple of 4 KiB, 2 for 2 KiB, and
+/// all 64 where the stride is not a whole number of lines (columns then start at every
+/// offset within a line, and their lines spread).
+fn l1_sets_columns_cycle_through(stride_bytes: usize) -> usize {
+    if !stride_bytes.is_multiple_of(64) {
+        return 64;
+    }
+    64 >> (stride_bytes / 64).trailing_zeros().min(6)
+}
+
+/// C (m, n ≥ 1; k within the kernel's reach), column-stored, by kernel calls on blocks of its
+/// columns.
+fn run<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    short_k: ShortKUkr<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) {
+    if c.nrows() == 0 || c.ncols() == 0 {
+        return;
+    }
+    let m = c.nrows();
+    // Columns of C per call: the kernel passes down C strip by strip, and each strip sweeps
+    // the call's columns, so those columns are kept few enough to stay in the L2 between
+    // strips (whole, C of 2000×2000 f64 at k = 4 ran at half the speed of the sup tiles).
+    let by_l2 = C_BLOCK_BYTES / (m * size_of::<A::Acc>());
+    let by_l1_sets = L1_WAYS
+        * l1_sets_columns_cycle_through(c.col_stride().unsigned_abs() * size_of::<A::Acc>());
+    let block = by_l2.min(by_l1_sets).max(MIN_BLOCK_COLUMNS);
+    let mut args = ShortKUkrArgs {
+        m,
+        n: 0,
+        k: a.ncols(),
+        alpha,
+        a: a.as_ptr(),
+        rs_a: a.row_stride(),
+        cs_a: a.col_stride(),
+        b: b.as_ptr(),
+        rs_b: b.row_stride(),
+        cs_b: b.col_stride(),
+        beta,
+        c: c.ptr_at(0, 0),
+        cs_c: c.col_stride(),
+    };
+    for first in (0..c.ncols()).step_by(block) {
+        args.n = block.min(c.ncols() - first);
+        args.b = b.as_ptr().wrapping_offset(first as isize * b.col_stride());
+        args.c = c.ptr_at(0, first);
+        // SAFETY: A (m×k), B's columns first..first + n (k×n) and C's (m×n, rows adjacent)
+        // are in checked views, C exclusively borrowed and so apart from A and B; k is within
+        // the kernel's reach (`suits`); the context's kernel runs on this CPU.
+        unsafe { short_k(&args) };
+    }
+}
