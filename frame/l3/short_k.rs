@@ -12,6 +12,7 @@ use crate::error::Result;
 use crate::kernels::{MAX_SHORT_K, ShortKUkr, ShortKUkrArgs};
 use crate::l3::gemm::OUTER_PRODUCT_MIN_M;
 use crate::l3::gemv::gemm_by_columns_on_plan;
+use crate::l3::one_tile::MAX_WORK;
 use crate::rntm::Rntm;
 use crate::thread::plan::{SplitFirst, plan};
 use crate::types::{Element, GemmPair};
@@ -33,10 +34,31 @@ pub(crate) fn gemm_short_k<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
-    if a.ncols() > MAX_SHORT_K {
+    if a.ncols() > MAX_SHORT_K || at_most_two_sup_tiles(kernel, c.nrows(), c.ncols()) {
         return None;
     }
     gemm_short_k_if_suited(threads, kernel, alpha, a, b, beta, c)
+}
+
+/// Whether C (m×n) is at most two sup tiles in either orientation: such problems stay with
+/// the sup kernel. Its one-tile calls are the BLAS entry points' one-tile lanes
+/// (`frame/blas/one_tile.rs`, which may solve them transposed), which must compute what
+/// `gemm_front` computes; and at two tiles the short-k kernel's strips and calls cost more
+/// than they save (GFLOPS short-k / sup, alternated: dgemm 20×12×4 0.85, 16×16×4 0.93,
+/// 12×20×6 0.87, sgemm 40×12×4 0.84, 24×20×6 0.86; at three or four tiles 1.11 over 18
+/// shapes, session 57). True without a sup kernel, whose contexts have no short-k kernel
+/// either.
+#[inline(always)]
+fn at_most_two_sup_tiles<A: Element, B: Element>(
+    kernel: &GemmKernel<A, B>,
+    m: usize,
+    n: usize,
+) -> bool {
+    kernel.sup().is_none_or(|sup| {
+        let (mr, nr) = sup.tile();
+        let two_or_fewer = |m, n| (m <= mr && n <= 2 * nr) || (m <= 2 * mr && n <= nr);
+        two_or_fewer(m, n) || two_or_fewer(n, m)
+    })
 }
 
 /// [`gemm_short_k`] past its first test. The kernel writes columns of C: a row-stored C is
@@ -74,9 +96,7 @@ fn gemm_short_k_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// Whether the short-k kernel takes this problem, C column-stored: k within its reach, A
 /// within the sup limits' largest (it is read in place, as on the sup path: a context whose
 /// limits keep problems off the sup path, a test's, keeps them off this one too), nothing
-/// conjugated, more than one sup tile in either orientation (a single tile is the sup
-/// kernel's, as the BLAS entry points' one-tile lanes compute it, `frame/blas/one_tile.rs`,
-/// which may solve it transposed), and not an outer
+/// conjugated, more than two sup tiles ([`at_most_two_sup_tiles`]), and not an outer
 /// product of long columns, which the gemv kernel writes column by column
 /// ([`OUTER_PRODUCT_MIN_M`]).
 fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
@@ -89,14 +109,12 @@ fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let Some(sup) = kernel.sup() else {
         return false;
     };
-    let (mr, nr) = sup.tile();
-    let one_tile = (m <= mr && n <= nr) || (n <= mr && m <= nr);
     let outer_product_of_long_columns = k == 1 && m >= OUTER_PRODUCT_MIN_M;
     (1..=MAX_SHORT_K).contains(&k)
         && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
         && !a.is_conj()
         && !b.is_conj()
-        && !one_tile
+        && !at_most_two_sup_tiles(kernel, m, n)
         && !outer_product_of_long_columns
 }
 
@@ -116,7 +134,11 @@ fn on_threads<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         run(short_k, alpha, a, b, beta, c);
         Ok(())
     };
-    let Some((cntx, rntm)) = threads else {
+    let work = c
+        .nrows()
+        .saturating_mul(c.ncols())
+        .saturating_mul(a.ncols());
+    let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
         return per_block(a, b, c);
     };
     let shape = (c.nrows(), c.ncols(), a.ncols());
@@ -125,7 +147,25 @@ fn on_threads<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         .unwrap_or_else(|| per_block(a, b, c))
 }
 
-/// The most bytes of C one kernel call covers (see [`run`]).
+/// Columns of C (m×n, its columns `stride_bytes` apart) per kernel call. The kernel passes
+/// down C strip by strip, and each strip sweeps the call's columns, so those columns are
+/// kept few enough to stay in the L2 between strips (whole, C of 2000×2000 f64 at k = 4 ran
+/// at half the speed of the sup tiles), and where C's columns are a multiple of 1 KiB apart,
+/// few enough not to crowd the L1's sets they fall in (sgemm 512×4096×2, columns 2 KiB apart:
+/// 64 columns a call ran at 0.6 of 16).
+fn columns_per_call<T>(m: usize, n: usize, stride_bytes: usize) -> usize {
+    let by_l1_sets = L1_WAYS * l1_sets_columns_cycle_through(stride_bytes);
+    if n <= MIN_BLOCK_COLUMNS
+        || (n <= by_l1_sets && m.saturating_mul(n * size_of::<T>()) <= C_BLOCK_BYTES)
+    {
+        return n;
+    }
+    (C_BLOCK_BYTES / (m * size_of::<T>()))
+        .min(by_l1_sets)
+        .max(MIN_BLOCK_COLUMNS)
+}
+
+/// The most bytes of C one kernel call covers (see [`columns_per_call`]).
 const C_BLOCK_BYTES: usize = 128 << 10;
 
 /// The fewest columns of C one kernel call covers, however tall C is.
@@ -159,14 +199,9 @@ fn run<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if c.nrows() == 0 || c.ncols() == 0 {
         return;
     }
-    let m = c.nrows();
-    // Columns of C per call: the kernel passes down C strip by strip, and each strip sweeps
-    // the call's columns, so those columns are kept few enough to stay in the L2 between
-    // strips (whole, C of 2000×2000 f64 at k = 4 ran at half the speed of the sup tiles).
-    let by_l2 = C_BLOCK_BYTES / (m * size_of::<A::Acc>());
-    let by_l1_sets = L1_WAYS
-        * l1_sets_columns_cycle_through(c.col_stride().unsigned_abs() * size_of::<A::Acc>());
-    let block = by_l2.min(by_l1_sets).max(MIN_BLOCK_COLUMNS);
+    let (m, n) = (c.nrows(), c.ncols());
+    let block =
+        columns_per_call::<A::Acc>(m, n, c.col_stride().unsigned_abs() * size_of::<A::Acc>());
     let mut args = ShortKUkrArgs {
         m,
         n: 0,
@@ -182,13 +217,15 @@ fn run<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         c: c.ptr_at(0, 0),
         cs_c: c.col_stride(),
     };
-    for first in (0..c.ncols()).step_by(block) {
-        args.n = block.min(c.ncols() - first);
+    let mut first = 0;
+    while first < n {
+        args.n = block.min(n - first);
         args.b = b.as_ptr().wrapping_offset(first as isize * b.col_stride());
         args.c = c.ptr_at(0, first);
         // SAFETY: A (m×k), B's columns first..first + n (k×n) and C's (m×n, rows adjacent)
         // are in checked views, C exclusively borrowed and so apart from A and B; k is within
-        // the kernel's reach (`suits`); the context's kernel runs on this CPU.
+        // the kernel's reach (`short_k_suits`); the context's kernel runs on this CPU.
         unsafe { short_k(&args) };
+        first += args.n;
     }
 }

@@ -123,29 +123,57 @@ unsafe fn strip<V: Simd, const K: usize, const VECS: usize>(
             }
             (gathered.as_ptr().cast::<V::Elem>(), ld as isize)
         };
+        // alpha·A, once per strip, so that a column's epilogue is its store (and beta·C).
+        let alpha = V::splat(args.alpha);
         let mut a_strip = [[V::zero(); VECS]; K];
         for (p, column) in a_strip.iter_mut().enumerate() {
             let a_p = a.offset(p as isize * cs_a);
             for (v, reg) in column.iter_mut().enumerate() {
-                *reg = if v + 1 < VECS {
+                let loaded = if v + 1 < VECS {
                     V::load(a_p.add(v * V::LANES))
                 } else {
                     V::load_masked(a_p.add(last), mask)
                 };
+                *reg = V::mul(alpha, loaded);
             }
         }
         let c = args.c.add(first);
         // B's unit stride as a constant: with both strides unknown, the K·U offsets of a
         // step's broadcasts did not fit the general registers and were reloaded from the
         // stack (dgemm TT 4×500×8, `perf`).
+        if args.beta.is_zero() {
+            sweep_b::<V, K, VECS, true>(args, &a_strip, mask, c)
+        } else {
+            sweep_b::<V, K, VECS, false>(args, &a_strip, mask, c)
+        }
+    }
+}
+
+/// [`sweep`] with B's unit stride as a constant where it has one. `BETA_ZERO`: whether
+/// beta = 0 (C write-only), a constant so that no column tests it (as a flag on the stack,
+/// the test was a seventh of a 158×2×1 call, `perf`).
+///
+/// # Safety
+/// As [`sweep`], with `BETA_ZERO == args.beta.is_zero()`.
+#[inline(always)]
+unsafe fn sweep_b<V: Simd, const K: usize, const VECS: usize, const BETA_ZERO: bool>(
+    args: &ShortKUkrArgs<V::Elem, V::Elem>,
+    a_strip: &[[V; VECS]; K],
+    mask: V::Mask,
+    c: *mut V::Elem,
+) where
+    V::Elem: Scalar,
+{
+    // SAFETY: passed on, with the strides B has.
+    unsafe {
         if args.rs_b == 1 {
             // op(B) = B: a column's k values at fixed offsets from its start.
-            sweep::<V, K, VECS>(args, &a_strip, mask, (1, args.cs_b), c)
+            sweep::<V, K, VECS, BETA_ZERO>(args, a_strip, mask, (1, args.cs_b), c)
         } else if args.cs_b == 1 {
             // op(B) = Bᵀ: the step's columns at fixed offsets along each row.
-            sweep::<V, K, VECS>(args, &a_strip, mask, (args.rs_b, 1), c)
+            sweep::<V, K, VECS, BETA_ZERO>(args, a_strip, mask, (args.rs_b, 1), c)
         } else {
-            sweep::<V, K, VECS>(args, &a_strip, mask, (args.rs_b, args.cs_b), c)
+            sweep::<V, K, VECS, BETA_ZERO>(args, a_strip, mask, (args.rs_b, args.cs_b), c)
         }
     }
 }
@@ -153,10 +181,10 @@ unsafe fn strip<V: Simd, const K: usize, const VECS: usize>(
 /// All n columns of C's strip at `c`, [`COLUMNS_PER_STEP`] at a time and then one by one.
 ///
 /// # Safety
-/// As [`strip`]; `a_strip` holds the strip's K columns, `mask` the last vector's rows, and
-/// `b_strides` is `(args.rs_b, args.cs_b)`.
+/// As [`strip`]; `a_strip` holds the strip's K columns times alpha, `mask` the last vector's
+/// rows, `b_strides` is `(args.rs_b, args.cs_b)` and `BETA_ZERO` whether beta = 0.
 #[inline(always)]
-unsafe fn sweep<V: Simd, const K: usize, const VECS: usize>(
+unsafe fn sweep<V: Simd, const K: usize, const VECS: usize, const BETA_ZERO: bool>(
     args: &ShortKUkrArgs<V::Elem, V::Elem>,
     a_strip: &[[V; VECS]; K],
     mask: V::Mask,
@@ -169,11 +197,13 @@ unsafe fn sweep<V: Simd, const K: usize, const VECS: usize>(
     // SAFETY: columns j..j + COLUMNS_PER_STEP (or j alone) are below n.
     unsafe {
         while j + COLUMNS_PER_STEP <= args.n {
-            columns::<V, K, VECS, COLUMNS_PER_STEP>(args, a_strip, mask, b_strides, j, c);
+            columns::<V, K, VECS, COLUMNS_PER_STEP, BETA_ZERO>(
+                args, a_strip, mask, b_strides, j, c,
+            );
             j += COLUMNS_PER_STEP;
         }
         while j < args.n {
-            columns::<V, K, VECS, 1>(args, a_strip, mask, b_strides, j, c);
+            columns::<V, K, VECS, 1, BETA_ZERO>(args, a_strip, mask, b_strides, j, c);
             j += 1;
         }
     }
@@ -184,7 +214,13 @@ unsafe fn sweep<V: Simd, const K: usize, const VECS: usize>(
 /// # Safety
 /// As [`sweep`], with `j + U <= args.n`.
 #[inline(always)]
-unsafe fn columns<V: Simd, const K: usize, const VECS: usize, const U: usize>(
+unsafe fn columns<
+    V: Simd,
+    const K: usize,
+    const VECS: usize,
+    const U: usize,
+    const BETA_ZERO: bool,
+>(
     args: &ShortKUkrArgs<V::Elem, V::Elem>,
     a_strip: &[[V; VECS]; K],
     mask: V::Mask,
@@ -211,30 +247,23 @@ unsafe fn columns<V: Simd, const K: usize, const VECS: usize, const U: usize>(
                 }
             }
         }
-        let alpha_is_one = args.alpha.is_one();
-        let beta_is_zero = args.beta.is_zero();
-        let (alpha, beta) = (V::splat(args.alpha), V::splat(args.beta));
+        let beta = V::splat(args.beta);
         for (u, acc_u) in acc.iter().enumerate() {
             let c_u = c.offset((j + u) as isize * args.cs_c);
             for (v, &sum) in acc_u.iter().enumerate() {
-                let product = if alpha_is_one {
-                    sum
-                } else {
-                    V::mul(alpha, sum)
-                };
                 let at = c_u.add(v * V::LANES);
                 if v + 1 < VECS {
-                    let value = if beta_is_zero {
-                        product
+                    let value = if BETA_ZERO {
+                        sum
                     } else {
-                        V::fma(beta, V::load(at), product)
+                        V::fma(beta, V::load(at), sum)
                     };
                     V::store(at, value);
                 } else {
-                    let value = if beta_is_zero {
-                        product
+                    let value = if BETA_ZERO {
+                        sum
                     } else {
-                        V::fma(beta, V::load_masked(at, mask), product)
+                        V::fma(beta, V::load_masked(at, mask), sum)
                     };
                     V::store_masked(at, mask, value);
                 }
