@@ -1381,14 +1381,19 @@ fn short_k_problems() {
                 }
             }
             // C of many columns in blocks: 1100 rows make blocks of 14 (f64) or 29 (f32)
-            // columns, 37 columns more than one; uniform data.
+            // columns, 37 columns more than one (A's rows not adjacent: copied once); uniform
+            // data.
             for (m, n, k) in [(1100, 37, 3), (37, 1100, 5), (300, 70, 8)] {
-                seed += 1;
-                let case = Case {
-                    values: Values::Uniform,
-                    ..Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed)
-                };
-                run(&full, &case, seed);
+                for op_a in Op::ALL {
+                    seed += 1;
+                    let case = Case {
+                        values: Values::Uniform,
+                        op_a,
+                        st_c: Storage::Col,
+                        ..Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed)
+                    };
+                    run(&full, &case, seed);
+                }
             }
         });
     }

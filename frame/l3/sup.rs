@@ -192,7 +192,7 @@ fn as_the_kernel_reads<'a, A: Element, B: Element>(
 /// A copy of op(X) in column-major order (ld = its rows) that the sup kernel reads in place:
 /// one panel as tall as X, which packing makes with its fast paths (8×8 transposes for
 /// row-stored X) and op() applied. `name` names X in the error.
-fn copy_col_major<T: Element>(
+pub(crate) fn copy_col_major<T: Element>(
     x: &MatRef<T>,
     transpose: Option<TransposeUkr<T>>,
     name: &str,
@@ -218,7 +218,11 @@ fn copy_col_major<T: Element>(
 }
 
 /// The rows×cols view of a copy made by [`copy_col_major`].
-fn view_of_copy<T: Element>(copy: &mut PackBuf, rows: usize, cols: usize) -> MatRef<'_, T> {
+pub(crate) fn view_of_copy<T: Element>(
+    copy: &mut PackBuf,
+    rows: usize,
+    cols: usize,
+) -> MatRef<'_, T> {
     let data: &[T] = copy.as_mut_slice::<T>(rows * cols);
     // Cannot fail: the slice holds rows·cols elements and ld = rows is at least 1 when
     // cols > 0.
