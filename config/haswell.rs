@@ -307,9 +307,9 @@ fn context() -> Cntx {
     // machine (dgemm 128³ ran no faster on two threads than on one; docs/Performance.md).
     use haswell::{transpose_c32_8x8, transpose_f32_8x8, transpose_f64_8x8};
     Cntx {
-        // SAFETY: the gemv, columns, dots and short-k kernels implement the GemvUkr,
-        // GemvColumnsUkr, DotsUkr and ShortKUkr contracts, and the (AVX) packing kernels the
-        // TransposeUkr contract, with this configuration's features.
+        // SAFETY: the gemv, columns and dots kernels implement the GemvUkr, GemvColumnsUkr and
+        // DotsUkr contracts, and the (AVX) packing kernels the TransposeUkr contract, with
+        // this configuration's features.
         sgemm: unsafe {
             sgemm
                 .with_sup(s_sup)
@@ -317,7 +317,6 @@ fn context() -> Cntx {
                 .with_gemv(haswell::gemv_f32)
                 .with_gemv_columns(haswell::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f32)
-                .with_short_k(haswell::short_k_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
         // SAFETY: as above.
@@ -328,7 +327,6 @@ fn context() -> Cntx {
                 .with_gemv(haswell::gemv_f64)
                 .with_gemv_columns(haswell::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f64)
-                .with_short_k(haswell::short_k_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },
         // SAFETY: as above.

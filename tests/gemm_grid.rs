@@ -1349,14 +1349,14 @@ fn few_rows_with_a_large_b_of_contiguous_rows() {
     }
 }
 
-/// Products a few k steps deep, which the real dtypes' short-k kernels compute with a strip
-/// of A in registers (`frame/l3/short_k.rs`): k = 1…8 and 9 (past the kernels' reach), C of
-/// one to four vectors of rows and either side of them (haswell f64 4 lanes, f32 8; skx 8
-/// and 16; skx keeps C of half a vector or less in 256-bit vectors), columns in steps of four
-/// and the one to three left over, every op(), storage and (alpha, beta) class, NaN in C under
-/// beta = 0; each configuration as is (packed-path contexts keep these problems off it, as
-/// they do off the sup path). C has 37 to 40 columns (or rows): two sup tiles or fewer
-/// stay with the sup kernel.
+/// Products a few k steps deep, which skx's short-k kernels compute with a strip of A in
+/// registers (`frame/l3/short_k.rs`): k = 1…8 and 9 (past the kernels' reach), C of one to
+/// four vectors of rows and either side of them (skx f64 8 lanes, f32 16; C of half a vector
+/// or less in 256-bit vectors), columns in steps of four and the one to three left over,
+/// every op(), storage and (alpha, beta) class, NaN in C under beta = 0; each configuration as
+/// is (the others, without the kernels, through their sup paths; packed-path contexts keep
+/// these problems off it, as they do off the sup path). C has 37 to 40 columns (or rows): two
+/// sup tiles or fewer stay with the sup kernel.
 #[test]
 fn short_k_problems() {
     for (full, _) in contexts_with_tiny_blocks() {

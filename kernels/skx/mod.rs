@@ -1,8 +1,9 @@
 //! The skx kernel set: AVX-512 microkernels (Skylake-X and later Xeons, Ice Lake, Sapphire
 //! Rapids without AMX, Zen 4). Registered by `config/skx.rs`. Each real dtype has a packed
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
-//! problems, a tall-A kernel (`tall_*`) for C with few columns and a large A, and a dots kernel
-//! (`dots_*`) for short, wide C with B's columns contiguous; the complex dtypes have
+//! problems, a tall-A kernel (`tall_*`) for C with few columns and a large A, a dots kernel
+//! (`dots_*`) for short, wide C with B's columns contiguous, and a short-k kernel (`short_k_*`)
+//! for products of k ≤ 8; the complex dtypes have
 //! packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`) and sup kernels of the same tiles
 //! (`sup_c32_16x6`, `sup_c64_8x6`); bf16 → f32
 //! has a packed kernel (`gemm_b16_32x12`, or `gemm_b16dp_32x12` where the CPU has AVX512_BF16),

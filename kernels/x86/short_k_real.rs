@@ -1,6 +1,6 @@
-//! The short-k kernel body for real dtypes, written once over [`Simd`] and instantiated by
-//! the kernel files (`kernels/skx/short_k_f64.rs`, …) inside their `#[target_feature]`
-//! shells. The contract is `ShortKUkr` in `kernels/mod.rs`: C (m×n, column-stored) :=
+//! The short-k kernel body for real dtypes, written over [`Simd`] and instantiated by the
+//! kernel files (`kernels/skx/short_k_f32.rs`, `kernels/skx/short_k_f64.rs`) inside their
+//! `#[target_feature]` shells. The contract is `ShortKUkr` in `kernels/mod.rs`: C (m×n, column-stored) :=
 //! alpha·A·B + beta·C with k ≤ `MAX_SHORT_K`.
 //!
 //! With k this short, a sup tile does almost nothing between setting up and writing C: a
@@ -13,8 +13,15 @@
 //! strip, B (k×n) read again for each from L1 or L2.
 //!
 //! A strip of two vectors needs 2·k registers for A, one of one vector k: two vectors are
-//! used where 2·k fits `A_REGS` (16 of 32 registers on AVX-512, 8 of 16 on AVX2), leaving the
-//! rest for the accumulators and B's broadcasts. The last vector of a strip is masked.
+//! used where 2·k fits `A_REGS` (16 of AVX-512's 32 registers: every k up to 8), leaving the
+//! rest for the accumulators and B's broadcasts. The last vector of a strip is masked, and
+//! alpha is folded into A's strip as it is loaded.
+//!
+//! Only the skx set has short-k kernels. With AVX2's 16 registers this body lost to the
+//! haswell sup kernels on most shapes it was tried on (forced haswell on Zen 4, sgemm NT
+//! 3–8×500×k 0.42–0.64, 8×500×3 0.55; it won 1.4–2.1× on NN and TN C shorter than a vector):
+//! a haswell form needs its own design (fewer columns a step, B's contiguous rows as the
+//! sup path's transposed solution reads them), and is not registered.
 //!
 //! A's strip is read in place where its rows are adjacent (`rs_a == 1`), and gathered into
 //! a stack buffer first where not (op(A) = Aᵀ): at most k·2·LANES elements, once per strip.
