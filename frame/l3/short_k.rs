@@ -1,10 +1,10 @@
 //! Products a few k steps deep: C := alpha·A·B + beta·C with k ≤ `MAX_SHORT_K`, through the
 //! context's short-k kernel (contract: `ShortKUkr` in `kernels/mod.rs`), which holds a strip
 //! of A in registers and streams B's columns past it. A sup tile at such a k spends most of
-//! its time setting up and writing C (a 6×12 dgemm tile at k = 2 took 74 cycles for 24 FMAs,
-//! session 57). One of `gemm_front`'s shortcuts (`gemm_shortcuts`, after the dots path and
-//! before the rows of sup tiles), so the BLAS entry points' few-tile calls reach it too; a
-//! row-stored C is solved transposed. With threads, each takes its own block of columns
+//! its time setting up and writing C (a 6×12 dgemm tile at k = 2 took about 74 cycles for 24
+//! FMAs, session 57). One of `gemm_front`'s shortcuts (`gemm_shortcuts`, after the dots path
+//! and before the rows of sup tiles), so the BLAS entry points' few-tile calls reach it too;
+//! a row-stored C is solved transposed. With threads, each takes its own block of columns
 //! (`gemv.rs`, [`gemm_by_columns_on_plan`]).
 
 use crate::cntx::{Cntx, GemmKernel};
@@ -23,8 +23,8 @@ use crate::view::{MatMut, MatRef};
 /// [`short_k_suits`]), on the threads the plan gives (`threads`; `None`: the calling thread),
 /// each with its own columns of C; `None`, having touched nothing, when not.
 ///
-/// Inlined for its first test, which turns away every problem deeper than the kernel's
-/// reach in one compare: `gemm_shortcuts` runs it on every call.
+/// Inlined for its first tests, which turn away every problem deeper than the kernel's reach
+/// or of two sup tiles or fewer in a few compares: `gemm_shortcuts` runs them on every call.
 #[inline(always)]
 pub(crate) fn gemm_short_k<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     threads: Option<(&Cntx, &Rntm)>,
@@ -148,10 +148,7 @@ fn on_threads<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         run(short_k, alpha, a, b, beta, c);
         Ok(())
     };
-    let work = c
-        .nrows()
-        .saturating_mul(c.ncols())
-        .saturating_mul(a.ncols());
+    let work = m.saturating_mul(n).saturating_mul(k);
     let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
         return per_block(a, b, c);
     };
