@@ -1,6 +1,6 @@
 //! `skx`: AVX-512 CPUs (Skylake-X, Cascade Lake, Ice Lake, Sapphire Rapids without AMX, Zen
 //! 4), chosen by CPU features alone. AVX-512 kernels for every dtype: packed and sup for f32,
-//! f64, c32 and c64; gemv for all four; tall-A, dots (short, wide C) and short-k (k ≤ 8) for
+//! f64, c32 and c64; gemv for all four; tall-A, dots (short, wide C) and short-k (k ≤ 16) for
 //! f32 and f64.
 //!
 //! Blocksizes: started from the textbook reasoning (the B micropanel, KC×12, in the 32 KiB

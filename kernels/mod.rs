@@ -310,7 +310,7 @@ pub struct DotsUkrArgs<A: Element, B: Element> {
 pub type DotsUkr<A, B> = unsafe fn(&DotsUkrArgs<A, B>);
 
 /// The longest k a short-k kernel call takes ([`ShortKUkrArgs::k`]).
-pub const MAX_SHORT_K: usize = 8;
+pub const MAX_SHORT_K: usize = 16;
 
 /// Arguments of a short-k kernel call: C (m×n) := alpha·A·B + beta·C for a product only a
 /// few k steps deep, where a tile kernel spends most of each tile setting up and writing C

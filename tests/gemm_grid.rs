@@ -1350,7 +1350,8 @@ fn few_rows_with_a_large_b_of_contiguous_rows() {
 }
 
 /// Products a few k steps deep, which skx's short-k kernels compute with a strip of A in
-/// registers (`frame/l3/short_k.rs`): k = 1…8 and 9 (past the kernels' reach), C of one to
+/// registers (`frame/l3/short_k.rs`): k = 1…16 and 17 (past the kernels' reach; two-vector
+/// strips to 8, one past it, and past 8 only op(B) with adjacent rows), C of one to
 /// four vectors of rows and either side of them (skx f64 8 lanes, f32 16; C of half a vector
 /// or less in 256-bit vectors), columns in steps of four and the one to three left over,
 /// every op(), storage and (alpha, beta) class, NaN in C under beta = 0; each configuration as
@@ -1363,7 +1364,7 @@ fn short_k_problems() {
         for_each_dtype(&mut |run, _| {
             let mut rng = Rng::new(57);
             let mut seed = 57_000;
-            for k in 1..=9 {
+            for k in 1..=17 {
                 for m in [2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32, 33, 47, 65] {
                     for n in [37, 38, 39, 40] {
                         seed += 1;
@@ -1374,7 +1375,7 @@ fn short_k_problems() {
             }
             // Every op() and storage, and shapes the other way round (C of few columns,
             // solved transposed where row-stored).
-            for (m, n, k) in [(6, 40, 2), (70, 6, 3), (17, 33, 8)] {
+            for (m, n, k) in [(6, 40, 2), (70, 6, 3), (17, 33, 8), (9, 45, 13)] {
                 for case in Case::every_op_and_storage(m, n, k) {
                     seed += 1;
                     run(&full, &case.with_classes_and_nan_of(seed), seed);
@@ -1383,7 +1384,7 @@ fn short_k_problems() {
             // C of many columns in blocks: 1100 rows make blocks of 14 (f64) or 29 (f32)
             // columns, 37 columns more than one (A's rows not adjacent: copied once); uniform
             // data.
-            for (m, n, k) in [(1100, 37, 3), (37, 1100, 5), (300, 70, 8)] {
+            for (m, n, k) in [(1100, 37, 3), (37, 1100, 5), (300, 70, 8), (1100, 37, 16)] {
                 for op_a in Op::ALL {
                     seed += 1;
                     let case = Case {
@@ -1406,7 +1407,13 @@ fn short_k_problems_on_two_threads() {
     for (full, _) in contexts_with_tiny_blocks() {
         for (seed, letter) in ['s', 'd', 'c', 'z'].into_iter().enumerate() {
             let mut rng = Rng::new(58);
-            for (m, n, k) in [(64, 4001, 4), (4001, 64, 3), (1024, 1024, 2), (33, 9001, 8)] {
+            for (m, n, k) in [
+                (64, 4001, 4),
+                (4001, 64, 3),
+                (1024, 1024, 2),
+                (33, 9001, 8),
+                (40, 3001, 14),
+            ] {
                 let case = Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed as u64);
                 run_case_of(letter, &full, Some(&two), &case, seed as u64);
             }

@@ -94,7 +94,15 @@ fn gemm_short_k_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     ))
 }
 
-/// Whether the short-k kernel takes this problem, C column-stored: k within its reach, A
+/// The longest k the short-k kernel takes with any op(B). Past it (one-vector strips, k up to
+/// 16) only op(B) with adjacent rows (NN, TN): there it read 1.01–1.89× the sup path (27
+/// shapes, session 57), but op(B) = Bᵀ lost on sgemm C of few rows (TT 17×64×12
+/// 0.69, 4×500×12 0.75, NT 4×500×12 0.76, 9×300×13 0.85), where k broadcasts a column come
+/// from k rows far apart and other paths serve such C well.
+const ANY_B_MAX_K: usize = 8;
+
+/// Whether the short-k kernel takes this problem, C column-stored: k within its reach (past
+/// [`ANY_B_MAX_K`] only with op(B)'s rows adjacent), A
 /// within the sup limits' largest (it is read in place, as on the sup path: a context whose
 /// limits keep problems off the sup path, a test's, keeps them off this one too), nothing
 /// conjugated, more than two sup tiles ([`at_most_two_sup_tiles`]), and not an outer
@@ -112,6 +120,7 @@ fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     };
     let outer_product_of_long_columns = k == 1 && m >= OUTER_PRODUCT_MIN_M;
     (1..=MAX_SHORT_K).contains(&k)
+        && (k <= ANY_B_MAX_K || b.row_stride() == 1)
         && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
         && !a.is_conj()
         && !b.is_conj()

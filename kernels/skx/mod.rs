@@ -3,7 +3,7 @@
 //! kernel (`gemm_*`) and a sup kernel (`sup_*`) that reads A and B in place for small
 //! problems, a tall-A kernel (`tall_*`) for C with few columns and a large A, a dots kernel
 //! (`dots_*`) for short, wide C with B's columns contiguous, and a short-k kernel (`short_k_*`)
-//! for products of k ≤ 8; the complex dtypes have
+//! for products of k ≤ 16; the complex dtypes have
 //! packed kernels (`gemm_c32_16x6`, `gemm_c64_8x6`) and sup kernels of the same tiles
 //! (`sup_c32_16x6`, `sup_c64_8x6`); bf16 → f32
 //! has a packed kernel (`gemm_b16_32x12`, or `gemm_b16dp_32x12` where the CPU has AVX512_BF16),

@@ -1,9 +1,10 @@
 //! sgemm short-k kernel for AVX-512 (skx): C (m×n, column-stored) := alpha·A·B + beta·C for
-//! k ≤ 8 (`MAX_SHORT_K`). For products a few k steps deep (`frame/l3/short_k.rs`).
+//! k ≤ 16 (`MAX_SHORT_K`). For products a few k steps deep (`frame/l3/short_k.rs`).
 //!
 //! * dtype: f32; CPU features: AVX-512 F and VL.
-//! * A strip of 32 rows (two vectors, 2·k ≤ 16 registers at every k) held in registers,
-//!   B's columns streaming past it 4 at a time; the strip's last vector masked.
+//! * A strip of 32 rows (two vectors, 2·k registers) for k ≤ 8, 16 rows (one vector, k
+//!   registers) for k = 9–16, held in registers, B's columns streaming past it 4 at a time;
+//!   the strip's last vector masked.
 //! * C of up to 8 rows in 256-bit vectors (masked by AVX-512 VL): on Zen 4 they take
 //!   half the time of a 512-bit FMA or store.
 //! * A's columns read in place where contiguous, its strip gathered onto the stack where not.

@@ -14,8 +14,8 @@
 //! strip, B (k×n) read again for each from L1 or L2.
 //!
 //! A strip of two vectors needs 2·k registers for A, one of one vector k: two vectors are
-//! used where 2·k fits `A_REGS` (16 of AVX-512's 32 registers: every k up to 8), leaving the
-//! rest for the accumulators and B's broadcasts. The last vector of a strip is masked, and
+//! used where 2·k fits `A_REGS` (16 of AVX-512's 32 registers: k up to 8), one past it (k =
+//! 9–16), leaving the rest for the accumulators and B's broadcasts. The last vector of a strip is masked, and
 //! alpha is folded into A's strip as it is loaded.
 //!
 //! Only the skx set has short-k kernels. With AVX2's 16 registers this body lost to the
@@ -62,7 +62,15 @@ pub(crate) unsafe fn short_k_real<V: Simd, const A_REGS: usize>(
             5 => strips::<V, 5, A_REGS>(args),
             6 => strips::<V, 6, A_REGS>(args),
             7 => strips::<V, 7, A_REGS>(args),
-            _ => strips::<V, 8, A_REGS>(args),
+            8 => strips::<V, 8, A_REGS>(args),
+            9 => strips::<V, 9, A_REGS>(args),
+            10 => strips::<V, 10, A_REGS>(args),
+            11 => strips::<V, 11, A_REGS>(args),
+            12 => strips::<V, 12, A_REGS>(args),
+            13 => strips::<V, 13, A_REGS>(args),
+            14 => strips::<V, 14, A_REGS>(args),
+            15 => strips::<V, 15, A_REGS>(args),
+            _ => strips::<V, 16, A_REGS>(args),
         }
     }
 }
