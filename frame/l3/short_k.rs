@@ -105,7 +105,8 @@ const ANY_B_MAX_K: usize = 8;
 /// [`ANY_B_MAX_K`] only with op(B)'s rows adjacent), A
 /// within the sup limits' largest (it is read in place, as on the sup path: a context whose
 /// limits keep problems off the sup path, a test's, keeps them off this one too), nothing
-/// conjugated, more than two sup tiles ([`at_most_two_sup_tiles`]), and not an outer
+/// conjugated (more than two sup tiles, [`at_most_two_sup_tiles`], was [`gemm_short_k`]'s
+/// first test, the same in either orientation), and not an outer
 /// product of long columns, which the gemv kernel writes column by column
 /// ([`OUTER_PRODUCT_MIN_M`]).
 fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
@@ -114,7 +115,7 @@ fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     b: &MatRef<B>,
     c: &MatMut<A::Acc>,
 ) -> bool {
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let (m, k) = (c.nrows(), a.ncols());
     let Some(sup) = kernel.sup() else {
         return false;
     };
@@ -124,7 +125,6 @@ fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
         && !a.is_conj()
         && !b.is_conj()
-        && !at_most_two_sup_tiles(kernel, m, n)
         && !outer_product_of_long_columns
 }
 
