@@ -19,7 +19,7 @@
 
 use crate::cntx::{
     Blocksizes, Cntx, GemmKernel, PackAOnly, PackBRows, SupKernel, SupLimits, TallKernel,
-    TallLimits, ThreadPrefs, TtTransposed,
+    TallLimits, ThreadPrefs, TransposedRemainder, TtTransposed,
 };
 use crate::config::{Features, SubConfig, generic};
 use crate::kernels::{haswell, skx};
@@ -128,6 +128,21 @@ const SUP_LIMITS: SupLimits = SupLimits {
     // Never: measured with haswell's kernels on a Zen 3 (session 48), not here.
     in_place_a_by_blocks_min_bytes: usize::MAX,
     in_place_a_by_blocks_min_col_bytes: usize::MAX,
+};
+
+/// sgemm tiles of 17–22 rows (16 + r) with B's rows contiguous: the r rows computed
+/// transposed (`sup::split_remainder_transposed`, where the measurements are). r = 7 and 8
+/// were level or lost (23×9×200 0.93, 24×10×200 0.92, 24×12×48 0.95).
+const S_TRANSPOSED_REMAINDER: TransposedRemainder = TransposedRemainder {
+    max_rows: 6,
+    max_columns: 12,
+};
+
+/// dgemm tiles of 9–11 rows (8 + r) and at most 10 columns with B's rows contiguous: the r
+/// rows computed transposed (`sup::split_remainder_transposed`).
+const D_TRANSPOSED_REMAINDER: TransposedRemainder = TransposedRemainder {
+    max_rows: 3,
+    max_columns: 10,
 };
 
 /// When op(B)'s contiguous rows go to the loop nest (`SupLimits::pack_b_rows`), for every
@@ -335,7 +350,8 @@ fn context() -> Cntx {
         (
             // Both compute their tiles 6 columns at a time (`kernels/x86/sup_real.rs`).
             SupKernel::new("skx_sup_f32_32x12", skx::sup_f32_32x12, 32, 12, SUP_LIMITS)
-                .with_b_group(6),
+                .with_b_group(6)
+                .with_transposed_remainder(S_TRANSPOSED_REMAINDER),
             SupKernel::new(
                 "skx_sup_f64_16x12",
                 skx::sup_f64_16x12,
@@ -343,7 +359,8 @@ fn context() -> Cntx {
                 12,
                 D_SUP_LIMITS,
             )
-            .with_b_group(6),
+            .with_b_group(6)
+            .with_transposed_remainder(D_TRANSPOSED_REMAINDER),
         )
     };
     // SAFETY: as above, for the sup contract with the complex tiles (the packed kernels'

@@ -50,7 +50,47 @@ pub struct SupKernel<A: Element, B: Element> {
     mr: usize,
     nr: usize,
     b_group: usize,
+    remainder: TransposedRemainder,
     limits: SupLimits,
+}
+
+/// The rows of a tile past its whole vectors (a vector is MR/2 rows, as every sup kernel's
+/// tile is two vectors tall) that the tile loop computes as a tile of their own, transposed,
+/// where B's rows are contiguous (`sup::run_sup_tile`): rows 1 to `max_rows` past one whole
+/// vector, in a tile of at least that many columns and two more, and at most `max_columns`.
+/// As part of the tile, those few rows take a (mostly masked) half-width vector per column
+/// and k step; transposed, B's rows are the vectors and one FMA per row and k step covers
+/// every column. [`TransposedRemainder::NEVER`] turns it off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransposedRemainder {
+    /// The most rows past the whole vectors taken (0: none).
+    pub max_rows: usize,
+    /// The widest tile taken.
+    pub max_columns: usize,
+}
+
+impl TransposedRemainder {
+    /// No rows transposed: the whole tile in one kernel call.
+    pub const NEVER: Self = TransposedRemainder {
+        max_rows: 0,
+        max_columns: 0,
+    };
+
+    /// Whether a tile of `m` rows (MR = `mr`) and `n` columns splits off its last rows.
+    /// Returns how many, or 0.
+    #[inline(always)]
+    pub(crate) fn rows_of(&self, mr: usize, m: usize, n: usize) -> usize {
+        let vector = mr / 2;
+        if vector == 0 || m <= vector {
+            return 0;
+        }
+        let rest = m % vector;
+        if rest <= self.max_rows && n >= rest + 2 && n <= self.max_columns {
+            rest
+        } else {
+            0
+        }
+    }
 }
 
 /// The fewest columns of C for which `SupLimits::far_a_max_short_k` reads far-apart
@@ -275,6 +315,7 @@ impl<A: Element, B: Element> SupKernel<A, B> {
             mr,
             nr,
             b_group: nr,
+            remainder: TransposedRemainder::NEVER,
             limits,
         }
     }
@@ -292,6 +333,11 @@ impl<A: Element, B: Element> SupKernel<A, B> {
             ..self
         }
     }
+    /// Says which rows past a tile's whole vectors the tile loop computes transposed, where B's
+    /// rows are contiguous (measured per kernel; [`TransposedRemainder::NEVER`] by default).
+    pub const fn with_transposed_remainder(self, remainder: TransposedRemainder) -> Self {
+        SupKernel { remainder, ..self }
+    }
     /// The same kernel used within other limits (for a configuration that shares another's
     /// kernels on CPUs where other limits measured better: `config/sapphirerapids.rs`).
     pub const fn with_limits(self, limits: SupLimits) -> Self {
@@ -308,6 +354,10 @@ impl<A: Element, B: Element> SupKernel<A, B> {
     /// How many of B's columns it reads at a time (NR unless `with_b_group` said fewer).
     pub fn b_group(&self) -> usize {
         self.b_group
+    }
+    /// Which rows past a tile's whole vectors it computes transposed.
+    pub fn transposed_remainder(&self) -> TransposedRemainder {
+        self.remainder
     }
     /// When it is used.
     pub fn limits(&self) -> SupLimits {

@@ -52,7 +52,7 @@ mod view;
 pub use api::{gemm, gemm_ex, gemm_with_cntx};
 pub use cntx::{
     Blocksizes, Cntx, GemmKernel, HwContext, PackAOnly, PackBRows, SupKernel, SupLimits,
-    TallKernel, TallLimits, ThreadPrefs, TtTransposed,
+    TallKernel, TallLimits, ThreadPrefs, TransposedRemainder, TtTransposed,
 };
 pub use error::{Error, ErrorKind, Result};
 pub use gks::{context, context_named, runtime_report, supported_contexts};

@@ -186,6 +186,48 @@ fn short_row_edges() {
     }
 }
 
+/// Row tiles of one whole vector (MR/2 rows) and r rows more, whose last r rows a
+/// configuration may compute as a transposed tile of their own where op(B)'s rows are
+/// contiguous (`split_remainder_transposed` in `frame/l3/sup.rs`; skx: sgemm r ≤ 6, dgemm
+/// r ≤ 3 in tiles of r + 2 to 10 columns): r = 1–7, a second row of tiles for r = 1, widths
+/// either side of r + 2, 10 and NR, k either side of 32, storages of C in turn, op(B) = T and
+/// N, (alpha, beta) classes cycling with NaN in C under beta = 0; on every configuration.
+#[test]
+fn row_remainders_past_a_vector() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, letter| {
+            let (mr, nr) = sup_tile_of(&full, letter);
+            let vector = mr / 2;
+            let mut seed = 15000;
+            for r in 1..=7 {
+                let rows: &[usize] = if r == 1 {
+                    &[vector + 1, mr + vector + 1]
+                } else {
+                    &[vector + r]
+                };
+                for &m in rows {
+                    for n in [r + 1, r + 2, 10, nr] {
+                        for k in [31, 32, 100] {
+                            for op_b in [Op::T, Op::N] {
+                                seed += 1;
+                                let case = Case {
+                                    st_c: Storage::ALL[seed % 4],
+                                    op_b,
+                                    ..Case::new(m, n, k)
+                                }
+                                .with_classes_of(seed);
+                                let nan_in_c = case.beta == ScalarClass::Zero;
+                                let case = Case { nan_in_c, ..case };
+                                run(&full, &case, seed as u64);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
 /// Problems of one sup tile, which `gemm_front` sends straight to the sup kernel
 /// (`frame/l3/one_tile.rs`): every storage of C (row-stored C is solved as Cᵀ, general
 /// strides take the usual path), op(A) and op(B) (A not column-stored or conjugated, and

@@ -56,7 +56,7 @@ where
         // SAFETY: the BLAS contract of `args`: the tile is the whole of C, A's rows are
         // contiguous and unconjugated, B unconjugated, C apart from both (`single_tile`);
         // the context's kernel runs on this CPU.
-        unsafe { run_sup_tile(sup.ukr(), sup.tile().0, &tile) };
+        unsafe { run_sup_tile(sup, &tile) };
         return true;
     }
     // All non-negative (checked by the caller).
@@ -285,7 +285,7 @@ where
     // SAFETY: the BLAS contract of `args`: Cᵀ is one tile, the kernel's A (B) has contiguous
     // rows, nothing is conjugated, C apart from A and B; the context's kernel runs on this
     // CPU.
-    unsafe { run_sup_tile(sup.ukr(), mr, &tile) };
+    unsafe { run_sup_tile(sup, &tile) };
     true
 }
 

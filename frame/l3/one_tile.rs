@@ -203,7 +203,6 @@ unsafe fn run_tiles<A: GemmPair<B>, B: Element>(
     c: &mut MatMut<A::Acc>,
 ) {
     let (mr, nr) = sup.tile();
-    let ukr = sup.ukr();
     let (m, n) = (c.nrows(), c.ncols());
     let mut args = SupUkrArgs {
         m: m.min(mr),
@@ -231,7 +230,7 @@ unsafe fn run_tiles<A: GemmPair<B>, B: Element>(
             // SAFETY: the kernel's contract (a tile within MR×NR: rows i.. and columns j..
             // of C, in its view; A with unit row stride, B any strides, C exclusively
             // borrowed) is the caller's promise; the context's kernel runs on this CPU.
-            unsafe { run_sup_tile(ukr, mr, &args) };
+            unsafe { run_sup_tile(sup, &args) };
             i += mr;
             if i >= m {
                 break;

@@ -660,8 +660,7 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
     prefetch_c: bool,
     prefetch_b: bool,
 ) {
-    let (mr, nr) = sup.tile();
-    let ukr = sup.ukr();
+    let nr = sup.tile().1;
     let b = &block.b;
     if copies_b_panels(sup, b, rows.len()) {
         // SAFETY: the caller's promise, passed on.
@@ -680,7 +679,7 @@ unsafe fn sup_tiles<A: GemmPair<B>, B: Element>(
         }
         // SAFETY: the caller's promise; `args` holds this panel's B, columns jr.. of B's
         // checked view.
-        unsafe { column_panel_tiles(ukr, mr, &mut args, block, c, rows.clone(), jr, prefetch_c) };
+        unsafe { column_panel_tiles(sup, &mut args, block, c, rows.clone(), jr, prefetch_c) };
         jr += nr;
     }
 }
@@ -716,11 +715,9 @@ fn block_args<A: GemmPair<B>, B: Element>(
 /// # Safety
 /// As [`sup_tiles`], with `args.b`, `args.rs_b`, `args.cs_b` a B of `args.k` rows and
 /// `args.n` columns readable for the kernel.
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn column_panel_tiles<A: GemmPair<B>, B: Element>(
-    ukr: SupUkr<A, B>,
-    mr: usize,
+    sup: &SupKernel<A, B>,
     args: &mut SupUkrArgs<A, B>,
     block: &Block<A, B>,
     c: &mut MatMut<A::Acc>,
@@ -743,9 +740,9 @@ unsafe fn column_panel_tiles<A: GemmPair<B>, B: Element>(
         // SAFETY: the tile's rows ir.. and columns jr.. are in C's view (exclusively
         // borrowed) and within the kernel's MR×NR; its A and B are in range by the
         // caller's promise; the context's kernel runs on this CPU.
-        unsafe { run_sup_tile(ukr, mr, args) };
+        unsafe { run_sup_tile(sup, args) };
         ir += args.m;
-        tile_rows = mr;
+        tile_rows = sup.tile().0;
     }
 }
 
@@ -833,7 +830,7 @@ unsafe fn sup_tiles_copying_b<A: GemmPair<B>, B: Element>(
     cols: Range<usize>,
     prefetch_c: bool,
 ) {
-    let (mr, nr) = sup.tile();
+    let nr = sup.tile().1;
     let b = &block.b;
     let k = b.nrows();
     let mut buf = BPanelBuf([MaybeUninit::uninit(); B_PANEL_BYTES]);
@@ -852,18 +849,7 @@ unsafe fn sup_tiles_copying_b<A: GemmPair<B>, B: Element>(
         args.cs_b = 1;
         // SAFETY: the copy holds the panel's k×n elements at row stride n and column stride
         // 1; the rest is the caller's promise.
-        unsafe {
-            column_panel_tiles(
-                sup.ukr(),
-                mr,
-                &mut args,
-                block,
-                c,
-                rows.clone(),
-                jr,
-                prefetch_c,
-            )
-        };
+        unsafe { column_panel_tiles(sup, &mut args, block, c, rows.clone(), jr, prefetch_c) };
     }
 }
 
@@ -956,28 +942,78 @@ fn prefetch_b_panel<B: Element>(b: &MatRef<B>, start: usize, nr: usize, end: usi
 }
 
 /// One sup kernel call for one tile, or its transpose ([`edge_transposed`]) for a tile of at
-/// most [`TRANSPOSED_EDGE_ROWS`] rows whose B has unit column stride: the sup path's tile loop
-/// and the one-tile shortcut (`frame/l3/one_tile.rs`) both call tiles through this.
+/// most [`TRANSPOSED_EDGE_ROWS`] rows whose B has unit column stride, or, for such a B, the
+/// tile's whole vectors in one call and the rows past them transposed
+/// ([`split_remainder_transposed`]): the sup path's tile loop and the one-tile shortcuts
+/// (`frame/l3/one_tile.rs`, `frame/blas/one_tile.rs`) all call tiles through this.
 ///
 /// # Safety
-/// The `SupUkr` contract for `args` with `ukr`, a kernel of MR = `mr` that runs on this CPU.
+/// The `SupUkr` contract for `args` with `sup`'s kernel, which runs on this CPU.
 #[inline(always)]
 pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
-    ukr: SupUkr<A, B>,
-    mr: usize,
+    sup: &SupKernel<A, B>,
     args: &SupUkrArgs<A, B>,
 ) {
+    let (ukr, mr) = (sup.ukr(), sup.tile().0);
     // SAFETY: the caller's.
     unsafe {
-        if !(args.m <= TRANSPOSED_EDGE_ROWS
-            && args.n > args.m
-            && args.k >= TRANSPOSED_MIN_K
-            && args.cs_b == 1
-            && edge_transposed(ukr, mr, args))
-        {
-            ukr(args);
+        if args.cs_b == 1 && args.k >= TRANSPOSED_MIN_K {
+            if args.m <= TRANSPOSED_EDGE_ROWS {
+                if args.n > args.m && edge_transposed(ukr, mr, args) {
+                    return;
+                }
+            } else if split_remainder_transposed(sup, args) {
+                return;
+            }
         }
+        ukr(args);
     }
+}
+
+/// Computes a tile whose B has unit column stride as two: its whole vectors (MR/2 rows
+/// each) as they are, and the rows past them, where the kernel's
+/// [`crate::cntx::TransposedRemainder`] takes them, as their transpose ([`edge_transposed`]);
+/// returns true. Returns false, having done nothing, for any other tile.
+///
+/// As one tile, the rows past the whole vectors cost a half-width vector (one lane to half of
+/// it used) per column and k step; transposed, one FMA per row and k step covers up to a
+/// vector of columns. Measured on skx (one thread, NT, two alternated runs, split against
+/// one call): sgemm 17×12×694 1.28×, 20×12×694 1.24×, 17–19×n×200 1.10–1.45× for n ≥ r + 2
+/// (r the rows past the vector; 17×2 0.93, 20×5 0.95), 21–22×n×200 (r = 5, 6) 1.10–1.17×,
+/// k = 32 and 48 1.10–1.29×; dgemm 9–11×n×200 (r = 1–3) 1.05–1.37× for n from r + 2 to 10,
+/// where 11 and 12 columns lost (9×12 0.92). With haswell's kernels forced on the same
+/// machine it lost (sgemm 11×12×200 0.76, dgemm 6×4×200 0.79), so haswell keeps one call.
+///
+/// # Safety
+/// As [`run_sup_tile`], with `args.cs_b == 1`.
+#[inline(never)]
+unsafe fn split_remainder_transposed<A: GemmPair<B>, B: Element>(
+    sup: &SupKernel<A, B>,
+    args: &SupUkrArgs<A, B>,
+) -> bool {
+    let mr = sup.tile().0;
+    let rest = sup.transposed_remainder().rows_of(mr, args.m, args.n);
+    if rest == 0 {
+        return false;
+    }
+    let whole = args.m - rest;
+    // Rows whole.. of the tile: A's (unit row stride) and C's, inside the tile.
+    let remainder = SupUkrArgs {
+        m: rest,
+        a: args.a.wrapping_add(whole),
+        c: args.c.wrapping_offset(whole as isize * args.rs_c),
+        ..*args
+    };
+    // SAFETY: the caller's contract, for the tile's last `rest` rows (B's rows contiguous,
+    // as `edge_transposed` needs) and then for its first `whole` rows; each call writes only
+    // its own rows of C.
+    unsafe {
+        if !edge_transposed(sup.ukr(), mr, &remainder) {
+            return false;
+        }
+        (sup.ukr())(&SupUkrArgs { m: whole, ..*args });
+    }
+    true
 }
 
 /// The most rows of a tile that [`edge_transposed`] computes as Cᵀ = Bᵀ·Aᵀ when B's rows are
@@ -1260,7 +1296,7 @@ mod tests {
     use super::{
         LINE_ALIGNED_MIN_TILES, SupBlocks, a_k_block, b_k_block, b_spreads_over_l1,
         columns_fit_l1_ways, columns_spread_over_l1, first_tile_rows, gemm_sup, packs_only_a,
-        prefetches_b_rows, splits_k_over_large_c, sup_blocks,
+        prefetches_b_rows, run_sup_tile, splits_k_over_large_c, sup_blocks,
     };
     use crate::check::{Expected, Rng, Storage, TestMatrix, Values};
     use crate::cntx::{PackAOnly, PackBRows, SupKernel, SupLimits};
@@ -1344,6 +1380,87 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `run_sup_tile` on tiles of one whole vector (MR/2 rows) and r rows more with B's rows
+    /// contiguous, for r up to one past what the kernel's `TransposedRemainder` takes, every
+    /// width to NR and k either side of `TRANSPOSED_MIN_K`, C column- and row-stored, beta 0
+    /// (NaN in C) and not: exact against the reference, nothing written outside C. Counts
+    /// the tiles split, so that a configuration that takes remainders must split some here.
+    fn remainder_rows_match<T>()
+    where
+        T: GemmPair<T, Acc = T> + Scalar,
+    {
+        let mut rng = Rng::new(43);
+        let values = Values::SmallIntegers;
+        for cntx in supported_contexts() {
+            let Some(sup) = T::kernel(cntx).sup() else {
+                continue;
+            };
+            let (mr, nr) = sup.tile();
+            let rule = sup.transposed_remainder();
+            let vector = mr / 2;
+            let mut split = 0;
+            for r in 1..=(rule.max_rows + 1).min(vector - 1) {
+                let m = vector + r;
+                for n in 1..=nr {
+                    for (case, k) in [31, 32, 45].into_iter().enumerate() {
+                        let a = TestMatrix::<T>::random(&mut rng, values, m, k, Storage::Col);
+                        let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Row);
+                        let st_c = [Storage::Col, Storage::Row][(n + case) % 2];
+                        let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
+                        let alpha = rng.value(values);
+                        let beta = [T::zero(), rng.value(values)][(r + case) % 2];
+                        let expected = Expected::new(alpha, &a.view(), &b.view(), beta, &mut c);
+                        let (a, b) = (a.view(), b.view());
+                        let c_view = c.view_mut();
+                        let args = SupUkrArgs {
+                            m,
+                            n,
+                            k,
+                            alpha,
+                            a: a.as_ptr(),
+                            cs_a: a.col_stride(),
+                            b: b.as_ptr(),
+                            rs_b: b.row_stride(),
+                            cs_b: b.col_stride(),
+                            beta,
+                            c: c_view.ptr_at(0, 0),
+                            rs_c: c_view.row_stride(),
+                            cs_c: c_view.col_stride(),
+                        };
+                        // SAFETY: a tile within MR×NR of checked views (A column-stored, B
+                        // row-stored, C exclusively borrowed); the context's kernel runs here.
+                        unsafe { run_sup_tile(sup, &args) };
+                        if k >= 32 && rule.rows_of(mr, m, n) > 0 {
+                            split += 1;
+                        }
+                        let what = format!("{}: {m}×{n}×{k}, C {st_c:?}", cntx.name());
+                        let got = expected.compare(&c, k);
+                        assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                        assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+                    }
+                }
+            }
+            if rule.max_rows > 0 {
+                assert!(split > 0, "{}: no tile split", cntx.name());
+            }
+        }
+    }
+
+    #[test]
+    fn remainder_rows_match_f32() {
+        remainder_rows_match::<f32>();
+    }
+
+    #[test]
+    fn remainder_rows_match_f64() {
+        remainder_rows_match::<f64>();
+    }
+
+    #[test]
+    fn remainder_rows_match_c32() {
+        remainder_rows_match::<crate::types::c32>();
     }
 
     #[test]
