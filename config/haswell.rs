@@ -224,6 +224,13 @@ const TALL_PREFETCH_TILES: usize = 1;
 /// only columns 4 or 6 KiB apart.
 const GEMV_COLUMNS_MAX_N: usize = 8;
 
+/// The largest op(A) of a tall TN C (up to 28 columns) that the dots kernels take whatever
+/// its rows (`GemmKernel::with_tall_dots`). Measured with these kernels forced on a Zen 4
+/// (session 58; not this configuration's own hardware): 1.04–1.34× the tile path up to 2 MiB
+/// (sgemm 64×13×1166 1.16×, 200×10×1000 1.34×, 500×12×500 1.26×, dgemm 500×12×500 1.26×),
+/// and lost from 4 MiB (sgemm 1000×28×1000 0.83, 2000×16×1000 0.90, dgemm 500×28×1000 0.95).
+const TALL_DOTS_MAX_A_BYTES: usize = 2 << 20;
+
 fn context() -> Cntx {
     #[rustfmt::skip]
     let (s, d, c, z) = (
@@ -317,6 +324,7 @@ fn context() -> Cntx {
                 .with_gemv(haswell::gemv_f32)
                 .with_gemv_columns(haswell::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f32)
+                .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
         // SAFETY: as above.
@@ -327,6 +335,7 @@ fn context() -> Cntx {
                 .with_gemv(haswell::gemv_f64)
                 .with_gemv_columns(haswell::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f64)
+                .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },
         // SAFETY: as above.

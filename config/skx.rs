@@ -255,6 +255,12 @@ const C64_SUP_LIMITS: SupLimits = SupLimits {
 /// (`SUP_LIMITS`), so past 4 columns this kernel serves only columns 4 or 6 KiB apart.
 const GEMV_COLUMNS_MAX_N: usize = 32;
 
+/// The largest op(A) of a tall TN C (up to 28 columns) that the dots kernels take whatever
+/// its rows (`GemmKernel::with_tall_dots`): 1.15–1.63× the tile path up to 8 MiB (sgemm
+/// 2000×16×1000 1.31×, dgemm 1000×16×1000 1.25×), 1.09× at 16 MiB (sgemm 4000×16×1000), lost
+/// at 32–36 MiB (dgemm 4000×16×1000 0.67, sgemm 3000×28×3000 0.65); `frame/l3/dots.rs`.
+const TALL_DOTS_MAX_A_BYTES: usize = 8 << 20;
+
 /// When the tall-A kernels beat packing: C with at most 24 columns (NT; 16 until session 32,
 /// when 17–24 columns went from packing to the kernels: dgemm 4096×24×4096 31.6 → 47.2
 /// GFLOPS, sgemm 64.4 → 96.3) and A of at least this many bytes (measured:
@@ -406,6 +412,7 @@ fn context() -> Cntx {
                 .with_gemv(skx::gemv_f32)
                 .with_gemv_columns(skx::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(skx::dots_f32)
+                .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
                 .with_short_k(skx::short_k_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
@@ -417,6 +424,7 @@ fn context() -> Cntx {
                 .with_gemv(skx::gemv_f64)
                 .with_gemv_columns(skx::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(skx::dots_f64)
+                .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
                 .with_short_k(skx::short_k_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },

@@ -610,6 +610,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     gemv: Option<GemvUkr<A, B>>,
     gemv_columns: Option<(GemvColumnsUkr<A, B>, usize)>,
     dots: Option<DotsUkr<A, B>>,
+    tall_dots_max_a_bytes: usize,
     short_k: Option<ShortKUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
@@ -676,6 +677,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             gemv: None,
             gemv_columns: None,
             dots: None,
+            tall_dots_max_a_bytes: 0,
             short_k: None,
             transpose_a: None,
             transpose_b: None,
@@ -871,6 +873,23 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     /// The dots kernel, if this entry has one.
     pub(crate) fn dots(&self) -> Option<DotsUkr<A, B>> {
         self.dots
+    }
+
+    /// Says the dots kernel takes a tall TN C (more rows than columns, 13 to 28 columns, or 9
+    /// to 12 with more than 64 rows; k long enough) whatever its rows, up to an op(A) of
+    /// `max_a_bytes`, as the transposed problem in row blocks (`frame/l3/dots.rs`). Without
+    /// it (0, the default) such a C takes the dots path only up to 800 elements.
+    pub const fn with_tall_dots(self, max_a_bytes: usize) -> Self {
+        GemmKernel {
+            tall_dots_max_a_bytes: max_a_bytes,
+            ..self
+        }
+    }
+
+    /// The largest op(A), in bytes, of a tall TN C that the dots path takes
+    /// ([`Self::with_tall_dots`]; 0: none past the general rule).
+    pub(crate) fn tall_dots_max_a_bytes(&self) -> usize {
+        self.tall_dots_max_a_bytes
     }
 
     /// The same entry with a short-k kernel for products a few k steps deep

@@ -220,7 +220,10 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 ) -> Option<Result<()>> {
     let (m, n) = (c.nrows(), c.ncols());
     let tn = a.col_stride() == 1 && b.row_stride() == 1;
-    if !tn || m.min(n) <= MAX_DOT_ROWS || !takes_in_row_blocks::<A>(m, n, a.ncols()) {
+    if !tn
+        || m.min(n) <= MAX_DOT_ROWS
+        || !takes_in_row_blocks::<A>(m, n, a.ncols(), kernel.tall_dots_max_a_bytes())
+    {
         return None;
     }
     if m <= n {
@@ -236,16 +239,32 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// Whether a TN C of m×n (both past [`MAX_DOT_ROWS`]) over k of `A`'s elements is small
 /// enough for the dots path in row blocks: a shorter side up to [`MAX_BLOCKED_DOT_ROWS`] with
 /// a longer one up to [`MAX_BLOCKED_DOT_COLUMNS`], or one up to [`MAX_WIDER_DOT_ROWS`] in a C
-/// of at most [`MAX_WIDER_DOT_ELEMENTS`] whose k is long enough.
-fn takes_in_row_blocks<A>(m: usize, n: usize, k: usize) -> bool {
+/// of at most [`MAX_WIDER_DOT_ELEMENTS`] whose k is long enough; or, with k long enough, a
+/// tall C (more rows than columns, at most [`MAX_WIDER_DOT_ROWS`] columns) of any rows up to
+/// an op(A) of `tall_max_a_bytes` (the kernel's `GemmKernel::with_tall_dots`).
+///
+/// The tall rule, session 58 (skx on a Zen 4, one thread, two alternated runs, dots in row
+/// blocks against the tile path, which copies op(A) once for only n columns of C): sgemm
+/// 64×13×1166 1.51× (0.75 → 1.14 of OpenBLAS), 200×10×1000 1.61×, 500×12×500 1.63×,
+/// 300×9×2000 1.55×, 2000×16×1000 1.31×, 1000×28×1000 1.17×, 64×24×256 1.18×; dgemm
+/// 64×13×1166 1.43×, 200×10×1000 1.48×, 1000×16×1000 1.25×, 500×28×1000 1.15×. It lost past
+/// about 16 MiB of op(A), which the row blocks read again from memory (sgemm 3000×28×3000
+/// 0.65, dgemm 4000×16×1000 0.67), hence skx's 8 MiB. A wide C (m ≤ n) stays within the 800
+/// elements: the tile path's copy of A there serves many columns, and it kept ahead where m
+/// fills its vectors (dgemm 16×64×2048 0.89 as dots, sgemm 16×200×256 0.94).
+fn takes_in_row_blocks<A>(m: usize, n: usize, k: usize, tall_max_a_bytes: usize) -> bool {
     let (shorter, elements) = (m.min(n), m * n);
-    if shorter <= MAX_BLOCKED_DOT_ROWS {
-        return m.max(n) <= MAX_BLOCKED_DOT_COLUMNS;
+    if shorter <= MAX_BLOCKED_DOT_ROWS && m.max(n) <= MAX_BLOCKED_DOT_COLUMNS {
+        return true;
     }
-    shorter <= MAX_WIDER_DOT_ROWS
-        && elements <= MAX_WIDER_DOT_ELEMENTS
-        && (elements <= SHORT_K_WIDER_DOT_ELEMENTS
-            || k.saturating_mul(size_of::<A>()) >= WIDER_DOT_MIN_K_BYTES)
+    let k_bytes = k.saturating_mul(size_of::<A>());
+    if shorter > MAX_WIDER_DOT_ROWS
+        || !(elements <= SHORT_K_WIDER_DOT_ELEMENTS || k_bytes >= WIDER_DOT_MIN_K_BYTES)
+    {
+        return false;
+    }
+    let tall = m > n && m.saturating_mul(k_bytes) <= tall_max_a_bytes;
+    tall || (shorter > MAX_BLOCKED_DOT_ROWS && elements <= MAX_WIDER_DOT_ELEMENTS)
 }
 
 /// [`dots_on_threads`] on the transposed problem, Cᵀ = op(B)ᵀ·op(A)ᵀ (`None` where the dtypes
@@ -445,7 +464,9 @@ mod tests {
             // from 256 for seven rows or six gathered, from 384 gathered into columns of 32
             // bytes or more. TN (op(B) column-stored) C by row blocks, k from 256 bytes:
             // a shorter side of 9–12 and a longer one of at most 64, or a shorter side of
-            // 13–28 in a C of at most 800 elements, with k from 1 KiB past 576 elements.
+            // 13–28 in a C of at most 800 elements, with k from 1 KiB past 576 elements; or a
+            // tall C (m > n) of 9–28 columns, k as before, op(A) up to the kernel's bytes.
+            let tall_max = kernel.tall_dots_max_a_bytes();
             let meant = |m: usize, n: usize, k: usize, op_a: Op, st_b: Storage| {
                 let bytes = m * size_of::<T>();
                 let gathered = op_a == Op::N;
@@ -462,12 +483,13 @@ mod tests {
                     && k * size_of::<T>() >= min_k_bytes;
                 let (shorter, elements) = (m.min(n), m * n);
                 let k_bytes = k * size_of::<T>();
+                let k_suits = elements <= 576 || k_bytes >= 1024;
+                let tall = m > n && (9..=28).contains(&shorter) && m * k_bytes <= tall_max;
                 let small_tn = op_a == Op::T
                     && k_bytes >= 256
                     && (((9..=12).contains(&shorter) && m.max(n) <= 64)
-                        || ((13..=28).contains(&shorter)
-                            && elements <= 800
-                            && (elements <= 576 || k_bytes >= 1024)));
+                        || ((13..=28).contains(&shorter) && elements <= 800 && k_suits)
+                        || (tall && k_suits));
                 st_b == Storage::Col && (short_and_wide || small_tn)
             };
             // (m, k, op(A), op(B) stored as): k on each side of each threshold, past two k
@@ -477,6 +499,15 @@ mod tests {
             for m in (1..=MAX_BLOCKED_DOT_ROWS + 1).chain([16, 20, 28, 29, 40]) {
                 let ks = [64, 128, 252, 256, 380, 384, 512, 1020, 1024, 4096].map(k_of::<T>);
                 for k in ks.into_iter().chain([2 * DOT_K_BLOCK + 3]) {
+                    for op_a in [Op::N, Op::T] {
+                        shapes.push((m, k, op_a, Storage::Col));
+                    }
+                }
+            }
+            // Tall C past 64 rows and 800 elements, op(A) either side of the kernel's bytes
+            // for tall C (2 MiB on haswell, 8 MiB on skx: 300 rows at 32 KiB is 9.4 MiB).
+            for m in [100, 300] {
+                for k in [64, 1020, 1024, 4096, 32 << 10].map(k_of::<T>) {
                     for op_a in [Op::N, Op::T] {
                         shapes.push((m, k, op_a, Storage::Col));
                     }
