@@ -231,6 +231,14 @@ const GEMV_COLUMNS_MAX_N: usize = 8;
 /// and lost from 4 MiB (sgemm 1000×28×1000 0.83, 2000×16×1000 0.90, dgemm 500×28×1000 0.95).
 const TALL_DOTS_MAX_A_BYTES: usize = 2 << 20;
 
+/// The longest rows (bytes) of a wide TN C of 9–28 rows that do not fill the sup kernel's
+/// vectors that the dots kernels take (`GemmKernel::with_wide_dots`), as on skx. Measured
+/// with these kernels forced on a Zen 4 (session 58; not this configuration's own
+/// hardware), dots against the tile path: sgemm 13×64×1000 1.15×, 12×100×500 1.34×,
+/// 10×200×1000 1.31×, 20×200×1000 1.02×; dgemm 13×64×1000 1.20×, 17×100×1000 1.10×; none
+/// lost (rows that fill the 256-bit vectors, dgemm 12, 20, 28, stay on the tile path).
+const WIDE_DOTS_MAX_ROW_BYTES: usize = 800;
+
 fn context() -> Cntx {
     #[rustfmt::skip]
     let (s, d, c, z) = (
@@ -325,6 +333,7 @@ fn context() -> Cntx {
                 .with_gemv_columns(haswell::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f32)
                 .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
+                .with_wide_dots(WIDE_DOTS_MAX_ROW_BYTES)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
         // SAFETY: as above.
@@ -336,6 +345,7 @@ fn context() -> Cntx {
                 .with_gemv_columns(haswell::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(haswell::dots_f64)
                 .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
+                .with_wide_dots(WIDE_DOTS_MAX_ROW_BYTES)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },
         // SAFETY: as above.

@@ -261,6 +261,15 @@ const GEMV_COLUMNS_MAX_N: usize = 32;
 /// at 32–36 MiB (dgemm 4000×16×1000 0.67, sgemm 3000×28×3000 0.65); `frame/l3/dots.rs`.
 const TALL_DOTS_MAX_A_BYTES: usize = 8 << 20;
 
+/// The longest rows (bytes) of a wide TN C of 9–28 rows that do not fill the sup kernel's
+/// vectors that the dots kernels take (`GemmKernel::with_wide_dots`): sgemm n ≤ 200, dgemm
+/// n ≤ 100. Session 58, two runs, dots against the tile path: sgemm 13–28×64–200×1000
+/// 1.10–1.69× (17×64×1000 1.69×, 20×200×1000 1.32×), dgemm 13–28×64–100×1000 1.07–1.27×;
+/// dgemm at 200 columns was level or lost (20×200×1000 0.97, 13×200 1.04). Rows that fill
+/// the vectors (sgemm 16; dgemm 16, 24) stay on the tile path (sgemm 16×200×256 0.94 as
+/// dots, dgemm 16×64×2048 0.89); `frame/l3/dots.rs`.
+const WIDE_DOTS_MAX_ROW_BYTES: usize = 800;
+
 /// When the tall-A kernels beat packing: C with at most 24 columns (NT; 16 until session 32,
 /// when 17–24 columns went from packing to the kernels: dgemm 4096×24×4096 31.6 → 47.2
 /// GFLOPS, sgemm 64.4 → 96.3) and A of at least this many bytes (measured:
@@ -413,6 +422,7 @@ fn context() -> Cntx {
                 .with_gemv_columns(skx::gemv_columns_f32, GEMV_COLUMNS_MAX_N)
                 .with_dots(skx::dots_f32)
                 .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
+                .with_wide_dots(WIDE_DOTS_MAX_ROW_BYTES)
                 .with_short_k(skx::short_k_f32)
                 .with_pack_transposes(transpose_f32_8x8, transpose_f32_8x8)
         },
@@ -425,6 +435,7 @@ fn context() -> Cntx {
                 .with_gemv_columns(skx::gemv_columns_f64, GEMV_COLUMNS_MAX_N)
                 .with_dots(skx::dots_f64)
                 .with_tall_dots(TALL_DOTS_MAX_A_BYTES)
+                .with_wide_dots(WIDE_DOTS_MAX_ROW_BYTES)
                 .with_short_k(skx::short_k_f64)
                 .with_pack_transposes(transpose_f64_8x8, transpose_f64_8x8)
         },

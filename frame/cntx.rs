@@ -611,6 +611,7 @@ pub struct GemmKernel<A: Element, B: Element> {
     gemv_columns: Option<(GemvColumnsUkr<A, B>, usize)>,
     dots: Option<DotsUkr<A, B>>,
     tall_dots_max_a_bytes: usize,
+    wide_dots_max_row_bytes: usize,
     short_k: Option<ShortKUkr<A, B>>,
     transpose_a: Option<TransposeUkr<A>>,
     transpose_b: Option<TransposeUkr<B>>,
@@ -678,6 +679,7 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
             gemv_columns: None,
             dots: None,
             tall_dots_max_a_bytes: 0,
+            wide_dots_max_row_bytes: 0,
             short_k: None,
             transpose_a: None,
             transpose_b: None,
@@ -890,6 +892,24 @@ impl<A: Element, B: Element> GemmKernel<A, B> {
     /// ([`Self::with_tall_dots`]; 0: none past the general rule).
     pub(crate) fn tall_dots_max_a_bytes(&self) -> usize {
         self.tall_dots_max_a_bytes
+    }
+
+    /// Says the dots kernel takes a wide TN C (no more rows than columns, 9 to 28 rows; k
+    /// long enough) whose rows do not fill the sup kernel's vectors (m not a multiple of
+    /// MR/2) and are at most `max_row_bytes` long, as it is in row blocks
+    /// (`frame/l3/dots.rs`). Without it (0, the default) such a C takes the dots path only up
+    /// to 800 elements (64 columns for 9–12 rows).
+    pub const fn with_wide_dots(self, max_row_bytes: usize) -> Self {
+        GemmKernel {
+            wide_dots_max_row_bytes: max_row_bytes,
+            ..self
+        }
+    }
+
+    /// The longest rows, in bytes, of a wide TN C with partly filled vectors that the dots
+    /// path takes ([`Self::with_wide_dots`]; 0: none past the general rule).
+    pub(crate) fn wide_dots_max_row_bytes(&self) -> usize {
+        self.wide_dots_max_row_bytes
     }
 
     /// The same entry with a short-k kernel for products a few k steps deep

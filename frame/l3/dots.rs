@@ -222,7 +222,7 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let tn = a.col_stride() == 1 && b.row_stride() == 1;
     if !tn
         || m.min(n) <= MAX_DOT_ROWS
-        || !takes_in_row_blocks::<A>(m, n, a.ncols(), kernel.tall_dots_max_a_bytes())
+        || !takes_in_row_blocks::<A>(m, n, a.ncols(), RowBlockRules::of(kernel))
     {
         return None;
     }
@@ -241,7 +241,9 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// a longer one up to [`MAX_BLOCKED_DOT_COLUMNS`], or one up to [`MAX_WIDER_DOT_ROWS`] in a C
 /// of at most [`MAX_WIDER_DOT_ELEMENTS`] whose k is long enough; or, with k long enough, a
 /// tall C (more rows than columns, at most [`MAX_WIDER_DOT_ROWS`] columns) of any rows up to
-/// an op(A) of `tall_max_a_bytes` (the kernel's `GemmKernel::with_tall_dots`).
+/// an op(A) of the kernel's `GemmKernel::with_tall_dots` bytes, or a wide one (9 to
+/// [`MAX_WIDER_DOT_ROWS`] rows, no more than columns) whose rows do not fill the sup
+/// kernel's vectors, rows up to its `GemmKernel::with_wide_dots` bytes.
 ///
 /// The tall rule, session 58 (skx on a Zen 4, one thread, two alternated runs, dots in row
 /// blocks against the tile path, which copies op(A) once for only n columns of C): sgemm
@@ -249,10 +251,14 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// 300×9×2000 1.55×, 2000×16×1000 1.31×, 1000×28×1000 1.17×, 64×24×256 1.18×; dgemm
 /// 64×13×1166 1.43×, 200×10×1000 1.48×, 1000×16×1000 1.25×, 500×28×1000 1.15×. It lost past
 /// about 16 MiB of op(A), which the row blocks read again from memory (sgemm 3000×28×3000
-/// 0.65, dgemm 4000×16×1000 0.67), hence skx's 8 MiB. A wide C (m ≤ n) stays within the 800
-/// elements: the tile path's copy of A there serves many columns, and it kept ahead where m
-/// fills its vectors (dgemm 16×64×2048 0.89 as dots, sgemm 16×200×256 0.94).
-fn takes_in_row_blocks<A>(m: usize, n: usize, k: usize, tall_max_a_bytes: usize) -> bool {
+/// 0.65, dgemm 4000×16×1000 0.67), hence skx's 8 MiB.
+///
+/// The wide rule, the same session: for a wide C the tile path's copy of A serves many
+/// columns, and it kept ahead where m fills its vectors (dgemm 16×64×2048 0.89 as dots, sgemm
+/// 16×200×256 0.94); where it does not, dots gained (sgemm 13×64×1000 1.29×, 17×200×1000
+/// 1.55×, 12×100×500 1.31×; dgemm 13×64×1000 1.32×, 17×100×1000 1.20×), dgemm up to 100
+/// columns (20×200×1000 0.97); measurements in `config/skx.rs`.
+fn takes_in_row_blocks<A>(m: usize, n: usize, k: usize, rules: RowBlockRules) -> bool {
     let (shorter, elements) = (m.min(n), m * n);
     if shorter <= MAX_BLOCKED_DOT_ROWS && m.max(n) <= MAX_BLOCKED_DOT_COLUMNS {
         return true;
@@ -263,8 +269,32 @@ fn takes_in_row_blocks<A>(m: usize, n: usize, k: usize, tall_max_a_bytes: usize)
     {
         return false;
     }
-    let tall = m > n && m.saturating_mul(k_bytes) <= tall_max_a_bytes;
-    tall || (shorter > MAX_BLOCKED_DOT_ROWS && elements <= MAX_WIDER_DOT_ELEMENTS)
+    let tall = m > n && m.saturating_mul(k_bytes) <= rules.tall_max_a_bytes;
+    let wide = m <= n
+        && rules.vector_rows > 0
+        && !m.is_multiple_of(rules.vector_rows)
+        && n.saturating_mul(size_of::<A>()) <= rules.wide_max_row_bytes;
+    tall || wide || (shorter > MAX_BLOCKED_DOT_ROWS && elements <= MAX_WIDER_DOT_ELEMENTS)
+}
+
+/// The kernel's own bounds for [`takes_in_row_blocks`]: `GemmKernel::with_tall_dots`,
+/// `GemmKernel::with_wide_dots`, and the rows of the sup kernel's vectors (MR/2; 0 without
+/// one).
+#[derive(Clone, Copy)]
+struct RowBlockRules {
+    tall_max_a_bytes: usize,
+    wide_max_row_bytes: usize,
+    vector_rows: usize,
+}
+
+impl RowBlockRules {
+    fn of<A: Element, B: Element>(kernel: &GemmKernel<A, B>) -> Self {
+        RowBlockRules {
+            tall_max_a_bytes: kernel.tall_dots_max_a_bytes(),
+            wide_max_row_bytes: kernel.wide_dots_max_row_bytes(),
+            vector_rows: kernel.sup().map_or(0, |sup| sup.tile().0 / 2),
+        }
+    }
 }
 
 /// [`dots_on_threads`] on the transposed problem, Cᵀ = op(B)ᵀ·op(A)ᵀ (`None` where the dtypes
@@ -467,6 +497,10 @@ mod tests {
             // 13–28 in a C of at most 800 elements, with k from 1 KiB past 576 elements; or a
             // tall C (m > n) of 9–28 columns, k as before, op(A) up to the kernel's bytes.
             let tall_max = kernel.tall_dots_max_a_bytes();
+            // And a wide C (m ≤ n) of 9–28 rows that do not fill the sup kernel's vectors,
+            // rows up to the kernel's bytes, k as before.
+            let wide_max = kernel.wide_dots_max_row_bytes();
+            let vector = kernel.sup().map_or(0, |sup| sup.tile().0 / 2);
             let meant = |m: usize, n: usize, k: usize, op_a: Op, st_b: Storage| {
                 let bytes = m * size_of::<T>();
                 let gathered = op_a == Op::N;
@@ -485,11 +519,16 @@ mod tests {
                 let k_bytes = k * size_of::<T>();
                 let k_suits = elements <= 576 || k_bytes >= 1024;
                 let tall = m > n && (9..=28).contains(&shorter) && m * k_bytes <= tall_max;
+                let wide = m <= n
+                    && (9..=28).contains(&m)
+                    && vector > 0
+                    && !m.is_multiple_of(vector)
+                    && n * size_of::<T>() <= wide_max;
                 let small_tn = op_a == Op::T
                     && k_bytes >= 256
                     && (((9..=12).contains(&shorter) && m.max(n) <= 64)
                         || ((13..=28).contains(&shorter) && elements <= 800 && k_suits)
-                        || (tall && k_suits));
+                        || ((tall || wide) && k_suits));
                 st_b == Storage::Col && (short_and_wide || small_tn)
             };
             // (m, k, op(A), op(B) stored as): k on each side of each threshold, past two k
@@ -524,7 +563,12 @@ mod tests {
                     (10, Storage::Gen),
                     (64, Storage::Col),
                     (65, Storage::Row),
+                    (150, Storage::Col),
                 ] {
+                    // 150 columns for the wide rule's bound only: not under the tall rows.
+                    if n == 150 && m > 40 {
+                        continue;
+                    }
                     let meant = meant(m, n, k, op_a, st_b);
                     // Every other case on two threads, each taking its own columns of C.
                     let threads = (case % 2 == 1).then_some((cntx, &two));

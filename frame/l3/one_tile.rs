@@ -187,7 +187,8 @@ fn row_of_tiles_from_copies<A: GemmPair<B>, B: Element>(
 
 /// The sup kernel on the whole problem, tile by tile in the sup path's order (NR-wide column
 /// panels, MR-tall rows inside each), each tile as the sup path calls it (`run_sup_tile`: a
-/// tile of one or two rows with B's rows contiguous as its transpose).
+/// tile of one or two rows with B's rows contiguous as its transpose, and the rows past a
+/// whole vector where the kernel's `TransposedRemainder` takes them).
 ///
 /// # Safety
 /// C has at least one row and one column; A has unit row stride and no pending conjugation, B

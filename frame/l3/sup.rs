@@ -979,8 +979,8 @@ pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
 /// it used) per column and k step; transposed, one FMA per row and k step covers up to a
 /// vector of columns. Measured on skx (one thread, NT, two alternated runs, split against
 /// one call): sgemm 17×12×694 1.28×, 20×12×694 1.24×, 17–19×n×200 1.10–1.45× for n ≥ r + 2
-/// (r the rows past the vector; 17×2 0.93, 20×5 0.95), 21–22×n×200 (r = 5, 6) 1.10–1.17×,
-/// k = 32 and 48 1.10–1.29×; dgemm 9–11×n×200 (r = 1–3) 1.05–1.37× for n from r + 2 to 10,
+/// (r the rows past the vector; 17×2 0.93, 20×5 0.95), 21–22×n×200 (r = 5, 6) 0.995–1.17×,
+/// k = 32 and 48 1.10–1.29×; dgemm 9–11×n×200 (r = 1–3) 1.01–1.37× for n from r + 2 to 10,
 /// where 11 and 12 columns lost (9×12 0.92). With haswell's kernels forced on the same
 /// machine it lost (sgemm 11×12×200 0.76, dgemm 6×4×200 0.79), so haswell keeps one call.
 ///
