@@ -76,15 +76,17 @@ impl TransposedRemainder {
         max_columns: 0,
     };
 
-    /// Whether a tile of `m` rows (MR = `mr`) and `n` columns splits off its last rows.
-    /// Returns how many, or 0.
+    /// Whether a tile of `m` rows (at most MR = `mr`) and `n` columns splits off its last
+    /// rows. Returns how many, or 0. Without a division: it is asked of every tile whose B
+    /// has contiguous rows, and a tile is at most two vectors, so the rows past the first
+    /// are the rest.
     #[inline(always)]
     pub(crate) fn rows_of(&self, mr: usize, m: usize, n: usize) -> usize {
         let vector = mr / 2;
-        if vector == 0 || m <= vector {
+        if m <= vector || m >= mr {
             return 0;
         }
-        let rest = m % vector;
+        let rest = m - vector;
         if rest <= self.max_rows && n >= rest + 2 && n <= self.max_columns {
             rest
         } else {

@@ -962,18 +962,21 @@ pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
                 if args.n > args.m && edge_transposed(ukr, mr, args) {
                     return;
                 }
-            } else if split_remainder_transposed(sup, args) {
-                return;
+            } else {
+                let rest = sup.transposed_remainder().rows_of(mr, args.m, args.n);
+                if rest > 0 && split_remainder_transposed(sup, args, rest) {
+                    return;
+                }
             }
         }
         ukr(args);
     }
 }
 
-/// Computes a tile whose B has unit column stride as two: its whole vectors (MR/2 rows
-/// each) as they are, and the rows past them, where the kernel's
-/// [`crate::cntx::TransposedRemainder`] takes them, as their transpose ([`edge_transposed`]);
-/// returns true. Returns false, having done nothing, for any other tile.
+/// Computes a tile whose B has unit column stride as two: its whole vector (MR/2 rows) as
+/// it is, and the `rest` rows past it (which the kernel's
+/// [`crate::cntx::TransposedRemainder`] takes) as their transpose ([`edge_transposed`]);
+/// returns true. Returns false, having done nothing, where the pair cannot trade places.
 ///
 /// As one tile, the rows past the whole vectors cost a half-width vector (one lane to half of
 /// it used) per column and k step; transposed, one FMA per row and k step covers up to a
@@ -985,17 +988,14 @@ pub(crate) unsafe fn run_sup_tile<A: GemmPair<B>, B: Element>(
 /// machine it lost (sgemm 11×12×200 0.76, dgemm 6×4×200 0.79), so haswell keeps one call.
 ///
 /// # Safety
-/// As [`run_sup_tile`], with `args.cs_b == 1`.
+/// As [`run_sup_tile`], with `args.cs_b == 1` and `0 < rest < args.m`.
 #[inline(never)]
 unsafe fn split_remainder_transposed<A: GemmPair<B>, B: Element>(
     sup: &SupKernel<A, B>,
     args: &SupUkrArgs<A, B>,
+    rest: usize,
 ) -> bool {
     let mr = sup.tile().0;
-    let rest = sup.transposed_remainder().rows_of(mr, args.m, args.n);
-    if rest == 0 {
-        return false;
-    }
     let whole = args.m - rest;
     // Rows whole.. of the tile: A's (unit row stride) and C's, inside the tile.
     let remainder = SupUkrArgs {
