@@ -147,19 +147,6 @@ fn every_row_count_of_the_sup_tile() {
     }
 }
 
-/// An m×n×k case with C stored as `st_c` and op(B) = `op_b`, the (alpha, beta) classes of
-/// `seed`, and NaN in C where beta is 0: the edge tests' cases.
-fn edge_case((m, n, k): (usize, usize, usize), st_c: Storage, op_b: Op, seed: usize) -> Case {
-    let case = Case {
-        st_c,
-        op_b,
-        ..Case::new(m, n, k)
-    }
-    .with_classes_of(seed);
-    let nan_in_c = case.beta == ScalarClass::Zero;
-    Case { nan_in_c, ..case }
-}
-
 /// Row edges of one and two rows past whole sup tiles (m = MR + 1, MR + 2, 2·MR + 1): with
 /// B's columns contiguous (op(B) = N) a one-row tile is computed as dot products along k
 /// (`dot_row` in `kernels/x86/sup_real.rs`, from k = 2 vectors, A's row copied 64 elements
@@ -181,7 +168,12 @@ fn short_row_edges() {
                         for st_c in Storage::ALL {
                             for op_b in [Op::N, Op::T] {
                                 seed += 1;
-                                let case = edge_case((m, n, k), st_c, op_b, seed);
+                                let case = Case {
+                                    st_c,
+                                    op_b,
+                                    ..Case::new(m, n, k)
+                                }
+                                .with_classes_and_nan_of(seed as u64);
                                 run(&full, &case, seed as u64);
                             }
                         }
@@ -217,7 +209,12 @@ fn row_remainders_past_a_vector() {
                             for op_b in [Op::T, Op::N] {
                                 seed += 1;
                                 let st_c = Storage::ALL[seed % 4];
-                                let case = edge_case((m, n, k), st_c, op_b, seed);
+                                let case = Case {
+                                    st_c,
+                                    op_b,
+                                    ..Case::new(m, n, k)
+                                }
+                                .with_classes_and_nan_of(seed as u64);
                                 run(&full, &case, seed as u64);
                             }
                         }
