@@ -124,10 +124,28 @@ const BLOCKED_DOT_ROWS: usize = 6;
 const BLOCKED_DOT_ROWS_IN_ONE_SET: usize = 4;
 
 /// Whether C (m×n) = op(A)·op(B) suits the dots path as it is: op(B)'s columns contiguous,
-/// 2 to `max_rows` rows (one row is a gemv), and k long enough. Measured against the tile
-/// kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short, wide C as dot
-/// products").
-fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>, max_rows: usize) -> bool {
+/// 2 to `max_rows` rows (one row is a gemv), k long enough, and, where op(A)'s rows are
+/// gathered first, more than `tile_columns` columns (the sup kernel's NR; 0 without one).
+/// Measured against the tile kernels through `cblas_{s,d}gemm` (docs/Performance.md, "Short,
+/// wide C as dot products").
+///
+/// The gather costs m·k element moves whatever n is, and a C of one tile's width spreads it
+/// over too few columns: there the tile kernel, which reads A in place, won. Session 59 (a
+/// Zen 4, one thread, two alternated runs, m = 2–8, n = 3–32, k = 16–256, tile path against
+/// dots): on skx dgemm NN 3×3×32 1.73×, 2×3×24 1.70×, 3×12×64
+/// 1.27×, 5×6×64 1.25×; sgemm 6×3×64 1.80×, 5×12×32 1.47×, 8×8×128 1.43×; TT (the
+/// transposed shape, op(B)'s rows gathered) dgemm 3×3×64 1.70×, 12×3×32 1.35×; haswell
+/// (NR = 6), forced, dgemm 3×6×32 1.42×, sgemm 5×6×32 1.22×. Past NR dots mostly kept ahead
+/// (skx sgemm 2×16×256 0.59, haswell dgemm 2×8×64 0.90); over the NN grids the least choice,
+/// against the better of the two, went from 0.47–0.56 to 0.71–0.81, and their geometric
+/// means from 0.86–0.93 to 0.984–0.988.
+fn suits<A: Element, B: Element>(
+    m: usize,
+    b: &MatRef<B>,
+    a: &MatRef<A>,
+    max_rows: usize,
+    tile_columns: usize,
+) -> bool {
     const VECTOR_BYTES: usize = 32;
     let fills_vector = m * size_of::<A>() >= VECTOR_BYTES;
     let copied = a.col_stride() != 1;
@@ -139,6 +157,7 @@ fn suits<A: Element, B: Element>(m: usize, b: &MatRef<B>, a: &MatRef<A>, max_row
         DOT_MIN_K_BYTES
     };
     (2..=max_rows).contains(&m)
+        && !(copied && b.ncols() <= tile_columns)
         && b.row_stride() == 1
         && !a.is_conj()
         && !b.is_conj()
@@ -196,10 +215,17 @@ fn gemm_dots_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         MAX_GATHERED_C_COLUMN_BYTES
     };
     let short_columns = (column_bytes - 1) / size_of::<A::Acc>();
-    if suits(c.nrows(), b, a, short_columns.min(MAX_DOT_ROWS)) {
+    let tile_columns = kernel.sup().map_or(0, |sup| sup.tile().1);
+    if suits(
+        c.nrows(),
+        b,
+        a,
+        short_columns.min(MAX_DOT_ROWS),
+        tile_columns,
+    ) {
         return Some(dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
-    if suits(c.ncols(), &a.t(), &b.t(), MAX_DOT_ROWS) {
+    if suits(c.ncols(), &a.t(), &b.t(), MAX_DOT_ROWS, tile_columns) {
         return dots_on_threads_transposed(threads, kernel, dots, alpha, a, b, beta, c);
     }
     gemm_dots_in_row_blocks(threads, kernel, dots, alpha, a, b, beta, c)
@@ -227,10 +253,10 @@ fn gemm_dots_in_row_blocks<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return None;
     }
     if m <= n {
-        return suits(m, b, a, MAX_WIDER_DOT_ROWS)
+        return suits(m, b, a, MAX_WIDER_DOT_ROWS, 0)
             .then(|| dots_on_threads(threads, kernel, dots, alpha, a, b, beta, c));
     }
-    if !suits(n, &a.t(), &b.t(), MAX_WIDER_DOT_ROWS) {
+    if !suits(n, &a.t(), &b.t(), MAX_WIDER_DOT_ROWS, 0) {
         return None;
     }
     dots_on_threads_transposed(threads, kernel, dots, alpha, a, b, beta, c)
@@ -501,20 +527,32 @@ mod tests {
             // rows up to the kernel's bytes, k as before.
             let wide_max = kernel.wide_dots_max_row_bytes();
             let vector = kernel.sup().map_or(0, |sup| sup.tile().0 / 2);
-            let meant = |m: usize, n: usize, k: usize, op_a: Op, st_b: Storage| {
-                let bytes = m * size_of::<T>();
-                let gathered = op_a == Op::N;
-                let min_k_bytes = if gathered && bytes >= 32 {
-                    384
-                } else if m >= 7 || (gathered && m >= 6) {
-                    256
-                } else {
-                    128
+            // Gathered rows need C wider than the sup kernel's tile.
+            let tile_columns = kernel.sup().map_or(0, |sup| sup.tile().1);
+            // A short, wide C of `rows`, its transpose when `transposed` (no limit on the
+            // columns' bytes then).
+            let short_and_wide =
+                |rows: usize, cols: usize, k: usize, gathered: bool, transposed| {
+                    let bytes = rows * size_of::<T>();
+                    let min_k_bytes = if gathered && bytes >= 32 {
+                        384
+                    } else if rows >= 7 || (gathered && rows >= 6) {
+                        256
+                    } else {
+                        128
+                    };
+                    let max_bytes = if transposed || !gathered { 64 } else { 48 };
+                    (2..=MAX_DOT_ROWS).contains(&rows)
+                        && !(gathered && cols <= tile_columns)
+                        && (transposed || bytes < max_bytes)
+                        && k * size_of::<T>() >= min_k_bytes
                 };
-                let max_bytes = if gathered { 48 } else { 64 };
-                let short_and_wide = (2..=MAX_DOT_ROWS).contains(&m)
-                    && bytes < max_bytes
-                    && k * size_of::<T>() >= min_k_bytes;
+            let meant = |m: usize, n: usize, k: usize, op_a: Op, st_b: Storage| {
+                // As it is op(B)'s columns must be contiguous, op(A)'s rows are gathered
+                // unless contiguous; transposed the other way round.
+                let as_is = st_b == Storage::Col && short_and_wide(m, n, k, op_a == Op::N, false);
+                let transposed =
+                    op_a == Op::T && short_and_wide(n, m, k, st_b == Storage::Row, true);
                 let (shorter, elements) = (m.min(n), m * n);
                 let k_bytes = k * size_of::<T>();
                 let k_suits = elements <= 576 || k_bytes >= 1024;
@@ -529,7 +567,7 @@ mod tests {
                     && (((9..=12).contains(&shorter) && m.max(n) <= 64)
                         || ((13..=28).contains(&shorter) && elements <= 800 && k_suits)
                         || ((tall || wide) && k_suits));
-                st_b == Storage::Col && (short_and_wide || small_tn)
+                as_is || transposed || (st_b == Storage::Col && small_tn)
             };
             // (m, k, op(A), op(B) stored as): k on each side of each threshold, past two k
             // blocks, and the longest a gathered A takes in one; rows past the blocked
@@ -564,6 +602,9 @@ mod tests {
                     (64, Storage::Col),
                     (65, Storage::Row),
                     (150, Storage::Col),
+                    // Either side of the gathered rows' bound.
+                    (tile_columns, Storage::Gen),
+                    (tile_columns + 1, Storage::Col),
                 ] {
                     // 150 columns for the wide rule's bound only: not under the tall rows.
                     if n == 150 && m > 40 {
