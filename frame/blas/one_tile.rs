@@ -24,9 +24,8 @@
 use crate::blas::gemm::{GemmArgs, Op, op};
 use crate::cntx::{Cntx, GemmKernel, SupKernel};
 use crate::kernels::{GemvUkrArgs, SupUkrArgs};
-use crate::l3::dots::k_too_short_for_dots;
 use crate::l3::gemm::{gemm_shortcuts, sup_solves_transposed};
-use crate::l3::one_tile::few_tiles;
+use crate::l3::one_tile::{ONE_TILE_MAX_K, few_tiles};
 use crate::l3::sup::run_sup_tile;
 use crate::types::{GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
@@ -153,8 +152,11 @@ where
 /// * op(A) = A, read in place; op(B) = B, or Bᵀ with C no wider than it is tall (a wider one
 ///   may be the short, wide rule's, `sup_solves_transposed`, unless the caller has asked it:
 ///   `not_transposed`), unconjugated;
-/// * k too short for the dots path (`k_too_short_for_dots`), and so for a transposed tile
-///   (which `run_sup_tile` decides, as the rows of tiles do);
+/// * k up to [`ONE_TILE_MAX_K`], the rows of tiles' bound. The dots path, `gemm_front`'s
+///   first shortcut, takes no such C at any k: with op(A) = A it would gather op(A)'s rows,
+///   which it does only for C wider than a tile (`dots::suits`; until session 59, when it
+///   took narrower C too, this lane took only k too short for it: under 16 for dgemm, 32
+///   for sgemm);
 /// * A within the kernel's limits (`SupKernel::suits`, for a column-stored C);
 /// * C's bytes apart from A's and B's.
 #[inline(always)]
@@ -179,7 +181,7 @@ where
         || !(2..=mr).contains(&m)
         || !(2..=nr).contains(&n)
         || (b_transposed && n > m && !not_transposed)
-        || !k_too_short_for_dots::<T, T>(k)
+        || k > ONE_TILE_MAX_K
         || !sup.suits(m, n, k, Some(lda))
     {
         return None;
@@ -222,7 +224,8 @@ where
 /// 52.7 → 46.3 (48.8).
 ///
 /// The same conditions as [`single_tile`]'s, in the transposed orientation: 2 rows and
-/// columns or more, k too short for the dots path, op(B)ᵀ (B) read in place, nothing
+/// columns or more, k up to [`ONE_TILE_MAX_K`] (the dots path would gather B's rows for a
+/// C of at most a tile's columns, which it declines), op(B)ᵀ (B) read in place, nothing
 /// conjugated, Cᵀ one tile, B within the kernel's limits for a row-stored C
 /// (`SupKernel::suits_row_stored_c`), C's bytes apart from A's and B's.
 ///
@@ -246,7 +249,7 @@ where
         || conjugated
         || !(2..=nr).contains(&m)
         || !(2..=mr).contains(&n)
-        || !k_too_short_for_dots::<T, T>(k)
+        || k > ONE_TILE_MAX_K
         || !sup.suits_row_stored_c(n, m, k, Some(ldb))
     {
         return false;
@@ -259,8 +262,8 @@ where
         return false;
     }
     // SAFETY: the BLAS contract: the caller's arrays with the extents BLAS defines, each at
-    // most a tile's side by 31 (k < 32 for every dtype, `k_too_short_for_dots`) with leading
-    // dimensions under 2^31, so they fit in isize.
+    // most a tile's side by ONE_TILE_MAX_K with leading dimensions under 2^31, so they fit
+    // in isize.
     let (a, b, c) = unsafe {
         (
             MatRef::from_blas_array(args.a, a_rows, a_cols, lda),
@@ -772,7 +775,10 @@ mod tests {
     {
         let mut rng = Rng::new(56);
         let mut case = 0usize;
-        let k_dots = (1..).find(|&k| !k_too_short_for_dots::<T, T>(k)).unwrap();
+        // Either side of the shortest k the dots path takes, which takes none of the lanes'.
+        let k_dots = (1..)
+            .find(|&k| !crate::l3::dots::k_too_short_for_dots::<T, T>(k))
+            .unwrap();
         for cntx in supported_contexts() {
             let kernel = T::kernel(cntx);
             let Some(sup) = kernel.sup() else {
@@ -790,7 +796,7 @@ mod tests {
                 for (transb, op_b) in OPS {
                     for &m in &sides {
                         for &n in &sides {
-                            for k in [1, 2, 5, k_dots - 1, k_dots] {
+                            for k in [1, 2, 5, k_dots - 1, k_dots, 40, ONE_TILE_MAX_K] {
                                 case += 1;
                                 let ops = ((transa, op_a), (transb, op_b));
                                 let took =
@@ -802,7 +808,6 @@ mod tests {
                                     && !conj_b
                                     && (2..=mr).contains(&m)
                                     && (2..=nr).contains(&n)
-                                    && k < k_dots
                                     && (transb == Op::Plain || n <= m);
                                 // `same_as_gemm_front` chose alpha = 0 for this case.
                                 let alpha_zero = case.is_multiple_of(3);
