@@ -1390,7 +1390,8 @@ fn few_rows_with_a_large_b_of_contiguous_rows() {
 
 /// Products a few k steps deep, which skx's short-k kernels compute with a strip of A in
 /// registers (`frame/l3/short_k.rs`): k = 1…16 and 17 (past the kernels' reach; two-vector
-/// strips to 8, one past it, and past 8 only op(B) with adjacent rows), C of one to
+/// strips to 8, one past it, and past 8 only op(B) with adjacent rows, at 8 only C wider
+/// than a sup tile where they are not), C of one to
 /// four vectors of rows and either side of them (skx f64 8 lanes, f32 16; C of half a vector
 /// or less in 256-bit vectors), columns in steps of four and the one to three left over,
 /// every op(), storage and (alpha, beta) class, NaN in C under beta = 0; each configuration as
@@ -1413,8 +1414,15 @@ fn short_k_problems() {
                 }
             }
             // Every op() and storage, and shapes the other way round (C of few columns,
-            // solved transposed where row-stored).
-            for (m, n, k) in [(6, 40, 2), (70, 6, 3), (17, 33, 8), (9, 45, 13)] {
+            // solved transposed where row-stored; at k = 8 either side of NR columns).
+            for (m, n, k) in [
+                (6, 40, 2),
+                (70, 6, 3),
+                (17, 33, 8),
+                (9, 45, 13),
+                (70, 7, 8),
+                (70, 13, 8),
+            ] {
                 for case in Case::every_op_and_storage(m, n, k) {
                     seed += 1;
                     run(&full, &case.with_classes_and_nan_of(seed), seed);

@@ -101,8 +101,23 @@ fn gemm_short_k_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// from k rows far apart and other paths serve such C well.
 const ANY_B_MAX_K: usize = 8;
 
+/// [`ANY_B_MAX_K`] for a C no wider than one sup tile (n ≤ NR) whose op(B) has rows far
+/// apart (NT, TT). At k = 8 such C ran faster through the sup path (session 59, a Zen 4, one
+/// thread, two alternated runs, sup path against short-k): dgemm TT 68×7×8 1.77×, 40×3×8
+/// 1.75×, 400×7×8 1.56×, 150×12×8 1.19×; sgemm TT 68×5×8 1.63×, 400×11×8 1.28×; dgemm NT
+/// 40×3×8 1.34×, 68×7×8 1.14×; sgemm NT 150×3×8 1.28×, 68×7×8 1.12×; the least dgemm TT
+/// 40×12×8 0.83, sgemm TT 68×12×8 0.86. Wider C kept ahead on short-k (dgemm NT 68×64×8
+/// 0.76, sgemm TT 68×24×8 0.86), and so did shorter k on most shapes (sgemm TT 68×7×4 0.69).
+/// Over that grid (m = 20–400, n = 3–64, k = 2–8), against the better path per shape, the
+/// geometric mean went from 0.876 to 0.929 (dgemm TT), 0.966 to 0.990 (sgemm TT), 0.978 to
+/// 0.997 (dgemm NT) and 0.982 to 0.993 (sgemm NT). dgemm TT of up to 7 columns gained at
+/// k = 4–6 too (68×5×6 1.59×, 40×3×4 1.29×), but sgemm lost there (68×7×6 0.74), and that
+/// stays as it is.
+const NARROW_ANY_B_MAX_K: usize = 7;
+
 /// Whether the short-k kernel takes this problem, C column-stored: k within its reach (past
-/// [`ANY_B_MAX_K`] only with op(B)'s rows adjacent), A
+/// [`ANY_B_MAX_K`], or [`NARROW_ANY_B_MAX_K`] for C of at most NR columns, only with op(B)'s
+/// rows adjacent), A
 /// within the sup limits' largest (it is read in place, as on the sup path: a context whose
 /// limits keep problems off the sup path, a test's, keeps them off this one too), nothing
 /// conjugated (more than two sup tiles, [`at_most_two_sup_tiles`], was [`gemm_short_k`]'s
@@ -120,8 +135,14 @@ fn short_k_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         return false;
     };
     let outer_product_of_long_columns = k == 1 && m >= OUTER_PRODUCT_MIN_M;
-    (1..=MAX_SHORT_K).contains(&k)
-        && (k <= ANY_B_MAX_K || b.row_stride() == 1)
+    let max_k = if b.row_stride() == 1 {
+        MAX_SHORT_K
+    } else if c.ncols() > sup.tile().1 {
+        ANY_B_MAX_K
+    } else {
+        NARROW_ANY_B_MAX_K
+    };
+    (1..=max_k).contains(&k)
         && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
         && !a.is_conj()
         && !b.is_conj()
@@ -246,5 +267,83 @@ fn run<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         // the kernel's reach (`short_k_suits`); the context's kernel runs on this CPU.
         unsafe { short_k(&args) };
         first += args.n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Op, Rng, Storage, TestMatrix, Values};
+    use crate::gks::supported_contexts;
+
+    /// `short_k_suits` against the rule restated, on every context with a short-k kernel:
+    /// k up to 16 with op(B)'s rows adjacent, else up to 8, or 7 for C of at most NR
+    /// columns; C wider than two sup tiles, either side of NR columns.
+    fn k_reach_as_stated<T: GemmPair<T, Acc = T> + crate::types::Scalar>() {
+        let mut rng = Rng::new(59);
+        let mut contexts = 0;
+        for cntx in supported_contexts() {
+            let kernel = T::kernel(cntx);
+            let (Some(sup), Some(_)) = (kernel.sup(), kernel.short_k()) else {
+                continue;
+            };
+            contexts += 1;
+            let (mr, nr) = sup.tile();
+            let m = 3 * mr;
+            for n in [nr - 1, nr, nr + 1, 40] {
+                for k in 1..=MAX_SHORT_K + 1 {
+                    for op_b in [Op::N, Op::T] {
+                        let a = TestMatrix::<T>::random(
+                            &mut rng,
+                            Values::SmallIntegers,
+                            m,
+                            k,
+                            Storage::Col,
+                        );
+                        let (br, bc) = op_b.stored_shape(k, n);
+                        let b = TestMatrix::<T>::random(
+                            &mut rng,
+                            Values::SmallIntegers,
+                            br,
+                            bc,
+                            Storage::Col,
+                        );
+                        let mut c = TestMatrix::<T>::random(
+                            &mut rng,
+                            Values::SmallIntegers,
+                            m,
+                            n,
+                            Storage::Col,
+                        );
+                        let (av, bv) = (a.view(), op_b.apply(b.view()));
+                        let max_k = match (op_b, n > nr) {
+                            (Op::N, _) => 16,
+                            (_, true) => 8,
+                            (_, false) => 7,
+                        };
+                        assert_eq!(
+                            short_k_suits(kernel, &av, &bv, &c.view_mut()),
+                            k <= max_k,
+                            "{}: {m}×{n}×{k} op(B) {op_b:?}",
+                            cntx.name()
+                        );
+                    }
+                }
+            }
+        }
+        // skx's short-k kernels run wherever AVX-512 does; elsewhere nothing was checked.
+        if std::is_x86_feature_detected!("avx512f") && crate::sandbox::ACTIVE.is_none() {
+            assert!(contexts > 0, "no configuration has a short-k kernel");
+        }
+    }
+
+    #[test]
+    fn k_reach_as_stated_f32() {
+        k_reach_as_stated::<f32>();
+    }
+
+    #[test]
+    fn k_reach_as_stated_f64() {
+        k_reach_as_stated::<f64>();
     }
 }
