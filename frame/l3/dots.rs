@@ -1,8 +1,9 @@
 //! Short, wide C whose op(B) has contiguous columns (NN and TN with a column-major B, 2 to
 //! [`MAX_DOT_ROWS`] rows in a column shorter than [`MAX_C_COLUMN_BYTES`]: sgemm m = 2–8,
-//! dgemm 2–7, NN dgemm 2–5): every element of C is the dot product of a row of op(A) and a contiguous
-//! column of op(B), computed by the context's dots kernel in one call per k block
-//! (contract: `DotsUkr` in `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
+//! dgemm 2–7, NN dgemm 2–5; NN only for C wider than the sup kernel's tile): every element
+//! of C is the dot product of a row of op(A) and a contiguous column of op(B), computed by
+//! the context's dots kernel in one call per k block (contract: `DotsUkr` in
+//! `kernels/mod.rs`). The transposed shape, a tall C of a few columns whose op(A) has
 //! contiguous rows, is the same problem as Cᵀ = op(B)ᵀ·op(A)ᵀ. With both op(A)'s rows and
 //! op(B)'s columns contiguous (TN), a small C goes this way too (9 to
 //! [`MAX_BLOCKED_DOT_ROWS`] rows or columns, the shorter side, and at most
