@@ -190,8 +190,7 @@ pub(crate) fn gemm_dots<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 }
 
 /// Whether a depth of `k` is too short for the dots path whatever the shape: [`gemm_dots`]
-/// declines such a problem in its first test (and the BLAS entry points' single-tile lane,
-/// `frame/blas/one_tile.rs`, takes only such problems).
+/// declines such a problem in its first test.
 #[inline(always)]
 pub(crate) fn k_too_short_for_dots<A, B>(k: usize) -> bool {
     // Saturating: a zero-stride view may have a k no memory holds (`tests/tall.rs`).
@@ -533,7 +532,7 @@ mod tests {
             // A short, wide C of `rows`, its transpose when `transposed` (no limit on the
             // columns' bytes then).
             let short_and_wide =
-                |rows: usize, cols: usize, k: usize, gathered: bool, transposed| {
+                |rows: usize, cols: usize, k: usize, gathered: bool, transposed: bool| {
                     let bytes = rows * size_of::<T>();
                     let min_k_bytes = if gathered && bytes >= 32 {
                         384

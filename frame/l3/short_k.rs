@@ -293,28 +293,18 @@ mod tests {
             for n in [nr - 1, nr, nr + 1, 40] {
                 for k in 1..=MAX_SHORT_K + 1 {
                     for op_b in [Op::N, Op::T] {
-                        let a = TestMatrix::<T>::random(
-                            &mut rng,
-                            Values::SmallIntegers,
-                            m,
-                            k,
-                            Storage::Col,
-                        );
+                        // Only the shapes and strides count here.
+                        let mut matrix = |rows, cols| {
+                            TestMatrix::<T>::random(
+                                &mut rng,
+                                Values::SmallIntegers,
+                                rows,
+                                cols,
+                                Storage::Col,
+                            )
+                        };
                         let (br, bc) = op_b.stored_shape(k, n);
-                        let b = TestMatrix::<T>::random(
-                            &mut rng,
-                            Values::SmallIntegers,
-                            br,
-                            bc,
-                            Storage::Col,
-                        );
-                        let mut c = TestMatrix::<T>::random(
-                            &mut rng,
-                            Values::SmallIntegers,
-                            m,
-                            n,
-                            Storage::Col,
-                        );
+                        let (a, b, mut c) = (matrix(m, k), matrix(br, bc), matrix(m, n));
                         let (av, bv) = (a.view(), op_b.apply(b.view()));
                         let max_k = match (op_b, n > nr) {
                             (Op::N, _) => 16,
