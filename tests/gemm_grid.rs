@@ -1447,6 +1447,43 @@ fn short_k_problems() {
     }
 }
 
+/// Tall C of two to four columns at short k, which configurations with a columns kernel
+/// send to it (`frame/l3/narrow.rs`): rows either side of two sup tiles and of the kernel's
+/// steps, k = 1…17 (past the path's 16), columns 1…5, op(B) and B's storage at random;
+/// every op() and storage in a second set (row-stored C and op(A) = Aᵀ go elsewhere); each
+/// configuration as is, alpha/beta classes with NaN in C under beta = 0.
+#[test]
+fn narrow_problems() {
+    for (full, _) in contexts_with_tiny_blocks() {
+        for_each_dtype(&mut |run, _| {
+            let mut rng = Rng::new(60);
+            let mut seed = 60_000;
+            for k in 1..=17 {
+                for m in [33, 64, 65, 127, 129, 300] {
+                    for n in 1..=5 {
+                        seed += 1;
+                        // A and C column-stored, op(A) = A: the path's; op(B) and B's
+                        // storage at random.
+                        let case = Case {
+                            op_a: Op::N,
+                            st_a: Storage::Col,
+                            st_c: Storage::Col,
+                            ..Case::random(&mut rng, m, n, k).with_classes_and_nan_of(seed)
+                        };
+                        run(&full, &case, seed);
+                    }
+                }
+            }
+            for (m, n, k) in [(70, 2, 3), (129, 4, 16), (200, 3, 8), (1100, 4, 5)] {
+                for case in Case::every_op_and_storage(m, n, k) {
+                    seed += 1;
+                    run(&full, &case.with_classes_and_nan_of(seed), seed);
+                }
+            }
+        });
+    }
+}
+
 /// The same on two threads, each with its own columns of C.
 #[test]
 fn short_k_problems_on_two_threads() {

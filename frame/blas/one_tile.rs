@@ -16,7 +16,8 @@
 //!   ([`single_tile_transposed`]), and a C of one column or one row to the gemv kernel
 //!   ([`single_gemv`], `gemm_front`'s first choice for those);
 //! * then, on views, `gemm_shortcuts`: a short, wide C with op(B)'s columns contiguous as dot
-//!   products, then the rows of tiles.
+//!   products, a tall C of a few columns at short k through the columns kernel, a product a
+//!   few k steps deep through the short-k kernel, then the rows of tiles.
 //!
 //! Anything else (alpha = 0, k = 0, more tiles, arrays whose spans meet) takes the usual path,
 //! which tells an overlap from arrays that merely interleave.

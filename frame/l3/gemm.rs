@@ -63,6 +63,7 @@ use crate::l3::gemv::{
     gemm_by_column_groups, gemm_by_column_groups_buffered, gemm_by_columns, gemm_by_columns_on_plan,
 };
 use crate::l3::macrokernel::macrokernel;
+use crate::l3::narrow::gemm_narrow;
 use crate::l3::one_tile::gemm_rows_of_tiles;
 use crate::l3::raw::{RawBuf, RawMat};
 use crate::l3::short_k::gemm_short_k;
@@ -135,7 +136,8 @@ pub(crate) fn gemm_front<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 
 /// The paths a problem takes before the thread plan and the orientation, in this order: a
 /// short, wide C whose op(B) has contiguous columns (or its transpose) as dot products
-/// (`frame/l3/dots.rs`), a product a few k steps deep through the short-k kernel
+/// (`frame/l3/dots.rs`), a tall C of a few columns at short k through the columns kernel
+/// (`frame/l3/narrow.rs`), a product a few k steps deep through the short-k kernel
 /// (`frame/l3/short_k.rs`), then a few rows of a few sup tiles straight to the sup kernel
 /// (`frame/l3/one_tile.rs`). Returns the result of the one that took the problem, or `None`,
 /// having touched nothing. Shared by [`gemm_front`] and the BLAS entry points' shortcut
@@ -152,6 +154,9 @@ pub(crate) fn gemm_shortcuts<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
     if let Some(result) = gemm_dots(threads, kernel, alpha, a, b, beta, c) {
+        return Some(result);
+    }
+    if let Some(result) = gemm_narrow(threads, kernel, alpha, a, b, beta, c) {
         return Some(result);
     }
     if let Some(result) = gemm_short_k(threads, kernel, alpha, a, b, beta, c) {

@@ -259,3 +259,76 @@ fn gemm_by_columns_team<A: GemmPair<B>, B: Element>(
         let _ = per_block(&a_rows, &b_cols, c_block);
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Expected, Op, Rng, Storage, TestMatrix, Values};
+    use crate::gks::supported_contexts;
+    use crate::types::Scalar;
+
+    /// Every context's columns kernel through [`gemm_by_column_groups`], on every row count
+    /// up to past eight vectors of 16 lanes and 1 to 5 columns (a group of four and one
+    /// more): k either side of the one-pass form's 32 and of the blocks form's 8, x's strides
+    /// of B column- and row-stored, A column-stored and general (one gemv per column there),
+    /// C column-stored and general, beta 0 (NaN in C), 1 and other; nothing written outside
+    /// C.
+    fn kernel_matches_on_every_row_count<T: GemmPair<T, Acc = T> + Scalar>() {
+        let mut rng = Rng::new(61);
+        let values = Values::SmallIntegers;
+        for cntx in supported_contexts() {
+            let Some((columns, _)) = T::kernel(cntx).gemv_columns() else {
+                continue;
+            };
+            let mut case = 0;
+            for m in 1..=130 {
+                for k in [1, 2, 5, 8, 9, 16, 31, 32, 33, 41] {
+                    for (n, st_a, op_b, st_c) in [
+                        (2, Storage::Col, Op::N, Storage::Col),
+                        (3, Storage::Col, Op::T, Storage::Col),
+                        (4, Storage::Col, Op::N, Storage::Gen),
+                        (5, Storage::Col, Op::T, Storage::Col),
+                        (1, Storage::Col, Op::N, Storage::Col),
+                        (3, Storage::Gen, Op::N, Storage::Col),
+                    ] {
+                        case += 1;
+                        let (br, bc) = op_b.stored_shape(k, n);
+                        let a = TestMatrix::<T>::random(&mut rng, values, m, k, st_a);
+                        let b = TestMatrix::<T>::random(&mut rng, values, br, bc, Storage::Col);
+                        let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
+                        let (av, bv) = (a.view(), op_b.apply(b.view()));
+                        let alpha = [T::one(), rng.value(values)][case % 2];
+                        let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
+                        let expected = Expected::new(alpha, &av, &bv, beta, &mut c);
+                        let done = gemm_by_column_groups(
+                            columns,
+                            alpha,
+                            &av,
+                            &bv,
+                            beta,
+                            &mut c.view_mut(),
+                        );
+                        let what = format!(
+                            "{}: {m}×{n}×{k} A {st_a:?} op(B) {op_b:?} C {st_c:?}",
+                            cntx.name()
+                        );
+                        assert!(done.is_ok(), "{what}: failed");
+                        let got = expected.compare(&c, k);
+                        assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                        assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn columns_kernel_matches_on_every_row_count_f32() {
+        kernel_matches_on_every_row_count::<f32>();
+    }
+
+    #[test]
+    fn columns_kernel_matches_on_every_row_count_f64() {
+        kernel_matches_on_every_row_count::<f64>();
+    }
+}

@@ -3,7 +3,8 @@
 //! of A in registers and streams B's columns past it. A sup tile at such a k spends most of
 //! its time setting up and writing C (a 6×12 dgemm tile at k = 2 took about 74 cycles for 24
 //! FMAs, session 57). One of `gemm_front`'s shortcuts (`gemm_shortcuts`, after the dots path
-//! and before the rows of sup tiles), so the BLAS entry points' few-tile calls reach it too;
+//! and the narrow path, `narrow.rs`, which takes a tall C of two to four columns first, and
+//! before the rows of sup tiles), so the BLAS entry points' few-tile calls reach it too;
 //! a row-stored C is solved transposed. With threads, each takes its own block of columns
 //! (`gemv.rs`, [`gemm_by_columns_on_plan`]).
 
@@ -50,7 +51,7 @@ pub(crate) fn gemm_short_k<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// shapes, session 57). True without a sup kernel, whose contexts have no short-k kernel
 /// either.
 #[inline(always)]
-fn at_most_two_sup_tiles<A: Element, B: Element>(
+pub(crate) fn at_most_two_sup_tiles<A: Element, B: Element>(
     kernel: &GemmKernel<A, B>,
     m: usize,
     n: usize,

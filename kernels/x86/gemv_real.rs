@@ -29,6 +29,7 @@
 
 use crate::kernels::GemvUkrArgs;
 use crate::kernels::reference::gemv_ukr;
+use crate::kernels::x86::columns_one_pass::{ONE_PASS_MAX_K, columns_one_pass};
 use crate::kernels::x86::simd::Simd;
 use crate::types::{Element, Scalar};
 
@@ -53,7 +54,8 @@ where
 }
 
 /// The columns body (the `GemvColumnsUkr` contract): with A's columns and the y_j
-/// contiguous, the axpy form with each vector of A used for all n columns
+/// contiguous, each vector of A used for all n columns: over all of k at once for k up to
+/// `ONE_PASS_MAX_K` (`columns_one_pass.rs`), past it the axpy form by blocks of W columns
 /// ([`columns_block`] through [`axpy_blocks`]); otherwise one gemv per column.
 ///
 /// # Safety
@@ -71,7 +73,9 @@ pub(crate) unsafe fn gemv_columns_real<V: Simd>(
     debug_assert!((1..=crate::kernels::GEMV_COLUMNS_MAX).contains(&n));
     // SAFETY: passed on; each column's x and y as the contract describes them.
     unsafe {
-        if args.rs_a == 1 && args.inc_y == 1 && args.k > 0 {
+        if args.rs_a == 1 && args.inc_y == 1 && (1..=ONE_PASS_MAX_K).contains(&args.k) {
+            columns_one_pass::<V>(args, n, cs_x, cs_y)
+        } else if args.rs_a == 1 && args.inc_y == 1 && args.k > 0 {
             // W columns of A per pass over the y_j: W·n broadcast scalars stay in registers
             // beside the n accumulators (at most half the register file).
             let wide = V::REGISTERS >= 32;

@@ -1,0 +1,264 @@
+//! Tall C of a few columns at short k: C (m×n, 2 ≤ n ≤ [`NARROW_MAX_N`], k ≤
+//! [`NARROW_MAX_K`]) := alpha·A·B + beta·C through the context's columns kernel
+//! (`GemvColumnsUkr`), whose one-pass form at such k reads each vector of A once for all n
+//! columns and keeps 8 to 16 FMA chains going (`kernels/x86/columns_one_pass.rs`). One of
+//! `gemm_front`'s shortcuts (`gemm_shortcuts`, after the dots path and before the short-k
+//! kernel, which took these shapes until session 60). There, the short-k kernel ran each
+//! column's FMAs as one chain k long per strip of A, and the sup tile (16×12 dgemm on skx)
+//! held two to four columns' accumulators: too few chains to cover the FMAs' latency either
+//! way (dgemm NN 80×2×8 at 0.49 of OpenBLAS, sgemm 0.55). With threads, each takes its own
+//! block of C (`gemv.rs`, [`gemm_by_columns_on_plan`]).
+
+use crate::cntx::{Cntx, GemmKernel};
+use crate::error::Result;
+use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns_on_plan};
+use crate::l3::one_tile::MAX_WORK;
+use crate::l3::short_k::at_most_two_sup_tiles;
+use crate::rntm::Rntm;
+use crate::thread::plan::{SplitFirst, plan};
+use crate::types::{Element, GemmPair, Scalar};
+use crate::view::{MatMut, MatRef};
+
+/// The widest C this path takes: one call of the columns kernel (`GEMV_COLUMNS_MAX`). Past
+/// it, in calls of four and the rest (session 60, skx, this path against the session's
+/// start, m = 80–2000, k = 8–16), NN gained (dgemm 5–8 columns 1.01–1.47×) but NT lost
+/// (dgemm n = 5 0.82–0.95, sgemm 0.85–0.96), a group of one column costing a pass over A
+/// of its own.
+const NARROW_MAX_N: usize = 4;
+
+/// The deepest k this path takes. Past it the short-k kernel (to 16) and the sup kernel
+/// read level or better: at k = 20–32, against those, sgemm NN 80×2×20–32 0.83–0.85, dgemm
+/// NT 80×3×20–32 0.92 (session 60, skx).
+const NARROW_MAX_K: usize = 16;
+
+/// The shallowest k this path takes for C of [`NARROW_MAX_N`] columns. At k = 1–2, where
+/// each step's few FMAs leave the four columns' stores to dominate, the short-k kernel (and
+/// the gemv kernel's columns at k = 1) read level or better (session 60, skx, this path
+/// against them: dgemm NT 200×4×1 0.86, 200×4×2 0.85, dgemm NN 500×4×2 0.91, sgemm NN
+/// 200×4×1 0.90; 1.0–1.12 at m = 40–80). From k = 3 the path's least was 0.94 (sgemm NN
+/// 2000×4×4).
+const WIDEST_MIN_K: usize = 3;
+
+/// C := alpha·A·B + beta·C through the columns kernel when the problem suits it (see
+/// [`narrow_suits`]), on the threads the plan gives (`threads`; `None`: the calling thread);
+/// `None`, having touched nothing, when not.
+///
+/// Inlined for its first tests, which turn away all but a few columns at short k and C of
+/// at most two sup tiles (those stay with the sup kernel and the BLAS entry points'
+/// single-tile lanes, `at_most_two_sup_tiles`) in a few compares: `gemm_shortcuts` runs them
+/// on every call.
+#[inline(always)]
+pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let (m, n) = (c.nrows(), c.ncols());
+    let k = a.ncols();
+    if !(2..=NARROW_MAX_N).contains(&n)
+        || k > NARROW_MAX_K
+        || (n == NARROW_MAX_N && k < WIDEST_MIN_K)
+        || at_most_two_sup_tiles(kernel, m, n)
+    {
+        return None;
+    }
+    gemm_narrow_if_suited(threads, kernel, alpha, a, b, beta, c)
+}
+
+/// [`gemm_narrow`] past its first test.
+#[inline(never)]
+fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    threads: Option<(&Cntx, &Rntm)>,
+    kernel: &GemmKernel<A, B>,
+    alpha: A::Acc,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    beta: A::Acc,
+    c: &mut MatMut<A::Acc>,
+) -> Option<Result<()>> {
+    let (columns, _) = kernel.gemv_columns()?;
+    if !narrow_suits(kernel, a, b, c) {
+        return None;
+    }
+    let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
+        gemm_by_column_groups(columns, alpha, a, b, beta, c)
+    };
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let work = m.saturating_mul(n).saturating_mul(k);
+    let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
+        return Some(per_block(a, b, c));
+    };
+    let plan = plan(rntm, (m, n, k), kernel.blocksizes(), cntx.thread_prefs());
+    Some(
+        gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan, SplitFirst::Columns)
+            .unwrap_or_else(|| per_block(a, b, c)),
+    )
+}
+
+/// Whether the columns kernel takes this problem (its shape within [`gemm_narrow`]'s first
+/// test): a real dtype, C and op(A) with adjacent rows (NN, NT: the kernel reads A's columns
+/// in place), nothing conjugated, and A within the sup limits' largest (as on the sup path,
+/// which reads it in place too).
+fn narrow_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    kernel: &GemmKernel<A, B>,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &MatMut<A::Acc>,
+) -> bool {
+    let Some(sup) = kernel.sup() else {
+        return false;
+    };
+    let (m, k) = (c.nrows(), a.ncols());
+    !A::Acc::IS_COMPLEX
+        && c.row_stride() == 1
+        && a.row_stride() == 1
+        && !a.is_conj()
+        && !b.is_conj()
+        && k >= 1
+        && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{self, Expected, Op, Rng, Storage, TestMatrix, Values};
+    use crate::gks::supported_contexts;
+
+    /// Straight through `gemm_narrow` on every configuration with a columns kernel and a sup
+    /// kernel: the shapes the path exists for must be taken and match the reference (every
+    /// op(B) and storage of C, alpha/beta classes with NaN in C under beta = 0, one thread and
+    /// two), writing nothing outside C; the others must be declined with C untouched.
+    fn taken_where_meant_and_matching<T>()
+    where
+        T: GemmPair<T, Acc = T> + Scalar,
+    {
+        let mut rng = Rng::new(60);
+        let values = Values::SmallIntegers;
+        let two = Rntm::new().with_num_threads(2).unwrap();
+        let mut contexts = 0;
+        for cntx in supported_contexts() {
+            let kernel = T::kernel(cntx);
+            let (Some(sup), Some(_)) = (kernel.sup(), kernel.gemv_columns()) else {
+                continue;
+            };
+            contexts += 1;
+            let (mr, nr) = sup.tile();
+            // The rule, restated: two to four columns, k up to 16 (from 3 for four), op(A) =
+            // A, C column-stored, and more than two sup tiles, which for C no wider than the
+            // tile (NR ≥ 4 on every configuration) means more than 2·MR rows.
+            assert!(nr >= 4, "{}: NR {nr}", cntx.name());
+            let meant = |m: usize, n: usize, k: usize, op_a: Op, st_c: Storage| {
+                (2..=4).contains(&n)
+                    && (1..=16).contains(&k)
+                    && !(n == 4 && k <= 2)
+                    && op_a == Op::N
+                    && st_c == Storage::Col
+                    && m > 2 * mr
+            };
+            let mut case = 0;
+            // Rows either side of two tiles and of the kernel's steps (one and four vectors
+            // of 8 or 16 lanes), and past `gemm_by_column_groups`' blocks of 512.
+            for m in [2 * mr, 2 * mr + 1, 63, 64, 65, 127, 129, 1100] {
+                for n in 1..=5 {
+                    for k in [1, 2, 3, 4, 7, 8, 9, 15, 16, 17] {
+                        for (op_a, op_b, st_c) in [
+                            (Op::N, Op::N, Storage::Col),
+                            (Op::N, Op::T, Storage::Col),
+                            (Op::N, Op::N, Storage::Gen),
+                            (Op::N, Op::T, Storage::Row),
+                            (Op::T, Op::N, Storage::Col),
+                        ] {
+                            case += 1;
+                            let meant = meant(m, n, k, op_a, st_c);
+                            let (ar, ac) = op_a.stored_shape(m, k);
+                            let (br, bc) = op_b.stored_shape(k, n);
+                            // B general-strided in every third case: x's strides as they
+                            // come.
+                            let st_b = if case % 3 == 0 {
+                                Storage::Gen
+                            } else {
+                                Storage::Col
+                            };
+                            let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
+                            let b = TestMatrix::<T>::random(&mut rng, values, br, bc, st_b);
+                            let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
+                            let (av, bv) = (op_a.apply(a.view()), op_b.apply(b.view()));
+                            let alpha = [T::one(), rng.value(values)][case % 2];
+                            let beta = [T::zero(), T::one(), rng.value(values)][case % 3];
+                            let expected = Expected::new(alpha, &av, &bv, beta, &mut c);
+                            // Every other case on two threads (below the work that splits,
+                            // the calling thread).
+                            let threads = (case % 2 == 1).then_some((cntx, &two));
+                            let taken = gemm_narrow(
+                                threads,
+                                kernel,
+                                alpha,
+                                &av,
+                                &bv,
+                                beta,
+                                &mut c.view_mut(),
+                            );
+                            let what = format!(
+                                "{}: {m}×{n}×{k} op(A) {op_a:?} op(B) {op_b:?} B {st_b:?} C {st_c:?}",
+                                cntx.name()
+                            );
+                            assert_eq!(taken.is_some(), meant, "{what}: taken");
+                            if meant {
+                                assert!(matches!(taken, Some(Ok(()))), "{what}: failed");
+                                let got = expected.compare(&c, k);
+                                assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                                assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+                            } else {
+                                assert!(
+                                    check::unchanged(&c.buf, &expected.original),
+                                    "{what}: declined but changed C"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            // Work enough to split between two threads (m·n·k from `MAX_WORK`): each takes
+            // its own block of C.
+            for (m, n, k) in [(9001, 4, 16), (20000, 2, 13), (8193, 3, 16)] {
+                let a = TestMatrix::<T>::random(&mut rng, values, m, k, Storage::Col);
+                let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Row);
+                let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, Storage::Col);
+                let alpha = rng.value(values);
+                let expected = Expected::new(alpha, &a.view(), &b.view(), T::zero(), &mut c);
+                let taken = gemm_narrow(
+                    Some((cntx, &two)),
+                    kernel,
+                    alpha,
+                    &a.view(),
+                    &b.view(),
+                    T::zero(),
+                    &mut c.view_mut(),
+                );
+                let what = format!("{}: {m}×{n}×{k} on two threads", cntx.name());
+                assert!(matches!(taken, Some(Ok(()))), "{what}: not taken");
+                let got = expected.compare(&c, k);
+                assert_eq!(got.residual, 0.0, "{what}: wrong values");
+                assert_eq!(got.wrote_outside, None, "{what}: wrote outside C");
+            }
+        }
+        // Every x86-64 machine this runs on has AVX2 at least (haswell's columns kernels).
+        if cfg!(target_arch = "x86_64") && crate::sandbox::ACTIVE.is_none() {
+            assert!(contexts > 0, "no configuration has a columns kernel");
+        }
+    }
+
+    #[test]
+    fn taken_where_meant_and_matching_f32() {
+        taken_where_meant_and_matching::<f32>();
+    }
+
+    #[test]
+    fn taken_where_meant_and_matching_f64() {
+        taken_where_meant_and_matching::<f64>();
+    }
+}
