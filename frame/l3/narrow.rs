@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns_on_plan};
 use crate::l3::one_tile::MAX_WORK;
 use crate::l3::short_k::at_most_two_sup_tiles;
+use crate::l3::sup::{copy_col_major, view_of_copy};
 use crate::rntm::Rntm;
 use crate::thread::plan::{SplitFirst, plan};
 use crate::types::{Element, GemmPair, Scalar};
@@ -31,6 +32,16 @@ const NARROW_MAX_N: usize = 4;
 /// NT 80×3×20–32 0.92 (session 60, skx).
 const NARROW_MAX_K: usize = 16;
 
+/// The shallowest k for which this path copies an op(A) = Aᵀ column-major first, where
+/// op(B) = B (TN). The short-k kernel, which gathers each strip of op(A) instead, gave each
+/// column of C the same short FMA chains as for NN; from k = 8 the copy paid (session 60,
+/// skx, against the build before, 800d4ee, m = 80–2000, n = 2–4: dgemm TN k = 8–12
+/// 0.99–1.59×, sgemm TN k = 8–16 1.20–2.53×), at k = 2–4 it did not (sgemm TN 80×2×2 0.78, 2000×2×4
+/// 0.92; dgemm 0.90–1.29). k = 5–7 unmeasured. dgemm TN from k = 16 is the dots path's, taken
+/// first. TT stays with the sup path, which solves it transposed: copied, sgemm TT gained
+/// (k = 8 1.30–1.77×, k = 16 1.35–1.67×) but dgemm TT lost (k = 12 0.54–0.69 at m = 500–2000).
+const COPIED_A_MIN_K: usize = 8;
+
 /// The shallowest k this path takes for C of [`NARROW_MAX_N`] columns. At k = 1–2, where
 /// each step's few FMAs leave the four columns' stores to dominate, the short-k kernel (and
 /// the gemv kernel's columns at k = 1) read level or better (session 60, skx, this path
@@ -43,8 +54,8 @@ const WIDEST_MIN_K: usize = 3;
 /// [`narrow_suits`]), on the threads the plan gives (`threads`; `None`: the calling thread);
 /// `None`, having touched nothing, when not.
 ///
-/// Inlined for its first tests, which turn away all but a few columns at short k and C of
-/// at most two sup tiles (those stay with the sup kernel and the BLAS entry points'
+/// Inlined for its first tests, which turn away all but a few columns at short k, op(A) and
+/// op(B) both with rows far apart (TT), and C of at most two sup tiles (those stay with the sup kernel and the BLAS entry points'
 /// single-tile lanes, `at_most_two_sup_tiles`) in a few compares: `gemm_shortcuts` runs them
 /// on every call.
 #[inline(always)]
@@ -62,6 +73,7 @@ pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if !(2..=NARROW_MAX_N).contains(&n)
         || k > NARROW_MAX_K
         || (n == NARROW_MAX_N && k < WIDEST_MIN_K)
+        || (a.row_stride() != 1 && b.row_stride() != 1)
         || at_most_two_sup_tiles(kernel, m, n)
     {
         return None;
@@ -84,10 +96,21 @@ fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if !narrow_suits(kernel, a, b, c) {
         return None;
     }
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    // op(A) = Aᵀ: copied column-major once, for the kernel reads A's columns in place.
+    let mut a_copy = None;
+    let a = &if a.row_stride() != 1 {
+        let transpose_a = kernel.pack_transposes().0;
+        match copy_col_major(a, transpose_a, "A") {
+            Ok(copy) => view_of_copy(a_copy.insert(copy), m, k),
+            Err(error) => return Some(Err(error)),
+        }
+    } else {
+        *a
+    };
     let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
         gemm_by_column_groups(columns, alpha, a, b, beta, c)
     };
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
     let work = m.saturating_mul(n).saturating_mul(k);
     let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
         return Some(per_block(a, b, c));
@@ -100,9 +123,10 @@ fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 }
 
 /// Whether the columns kernel takes this problem (its shape within [`gemm_narrow`]'s first
-/// test): a real dtype, C and op(A) with adjacent rows (NN, NT: the kernel reads A's columns
-/// in place), nothing conjugated, and A within the sup limits' largest (as on the sup path,
-/// which reads it in place too).
+/// test): a real dtype, C column-stored, op(A) with adjacent rows (NN, NT: the kernel reads
+/// A's columns in place) or, from [`COPIED_A_MIN_K`], op(A) = Aᵀ with op(B) = B (TN: A
+/// copied column-major first), nothing conjugated, and A within the sup limits' largest (as
+/// on the sup path).
 fn narrow_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     kernel: &GemmKernel<A, B>,
     a: &MatRef<A>,
@@ -115,7 +139,7 @@ fn narrow_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let (m, k) = (c.nrows(), a.ncols());
     !A::Acc::IS_COMPLEX
         && c.row_stride() == 1
-        && a.row_stride() == 1
+        && (a.row_stride() == 1 || (b.row_stride() == 1 && k >= COPIED_A_MIN_K))
         && !a.is_conj()
         && !b.is_conj()
         && k >= 1
@@ -148,17 +172,18 @@ mod tests {
             contexts += 1;
             let (mr, nr) = sup.tile();
             // The rule, restated: two to four columns, k up to 16 (from 3 for four), op(A) =
-            // A, C column-stored, and more than two sup tiles, which for C no wider than the
+            // A (or Aᵀ, copied, with op(B) = B column-stored from k = 8), C column-stored, and more than two sup tiles, which for C no wider than the
             // tile (NR ≥ 4 on every configuration) means more than 2·MR rows.
             assert!(nr >= 4, "{}: NR {nr}", cntx.name());
-            let meant = |m: usize, n: usize, k: usize, op_a: Op, st_c: Storage| {
-                (2..=4).contains(&n)
-                    && (1..=16).contains(&k)
-                    && !(n == 4 && k <= 2)
-                    && op_a == Op::N
-                    && st_c == Storage::Col
-                    && m > 2 * mr
-            };
+            let meant =
+                |m: usize, n: usize, k: usize, op_a: Op, op_b: Op, st_b: Storage, st_c: Storage| {
+                    (2..=4).contains(&n)
+                        && (1..=16).contains(&k)
+                        && !(n == 4 && k <= 2)
+                        && (op_a == Op::N || (op_b == Op::N && st_b == Storage::Col && k >= 8))
+                        && st_c == Storage::Col
+                        && m > 2 * mr
+                };
             let mut case = 0;
             // Rows either side of two tiles and of the kernel's steps (one and four vectors
             // of 8 or 16 lanes), and past `gemm_by_column_groups`' blocks of 512.
@@ -171,18 +196,20 @@ mod tests {
                             (Op::N, Op::N, Storage::Gen),
                             (Op::N, Op::T, Storage::Row),
                             (Op::T, Op::N, Storage::Col),
+                            (Op::T, Op::T, Storage::Col),
+                            (Op::T, Op::N, Storage::Gen),
                         ] {
                             case += 1;
-                            let meant = meant(m, n, k, op_a, st_c);
                             let (ar, ac) = op_a.stored_shape(m, k);
                             let (br, bc) = op_b.stored_shape(k, n);
-                            // B general-strided in every third case: x's strides as they
-                            // come.
-                            let st_b = if case % 3 == 0 {
+                            // B general-strided in every fourth case (under every beta
+                            // class): x's strides as they come.
+                            let st_b = if case % 4 == 1 {
                                 Storage::Gen
                             } else {
                                 Storage::Col
                             };
+                            let meant = meant(m, n, k, op_a, op_b, st_b, st_c);
                             let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
                             let b = TestMatrix::<T>::random(&mut rng, values, br, bc, st_b);
                             let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, st_c);
@@ -224,22 +251,28 @@ mod tests {
             }
             // Work enough to split between two threads (m·n·k from `MAX_WORK`): each takes
             // its own block of C.
-            for (m, n, k) in [(9001, 4, 16), (20000, 2, 13), (8193, 3, 16)] {
-                let a = TestMatrix::<T>::random(&mut rng, values, m, k, Storage::Col);
-                let b = TestMatrix::<T>::random(&mut rng, values, k, n, Storage::Row);
+            for (m, n, k, op_a, st_b) in [
+                (9001, 4, 16, Op::N, Storage::Row),
+                (20000, 2, 13, Op::N, Storage::Col),
+                (8193, 3, 15, Op::T, Storage::Col),
+            ] {
+                let (ar, ac) = op_a.stored_shape(m, k);
+                let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
+                let b = TestMatrix::<T>::random(&mut rng, values, k, n, st_b);
                 let mut c = TestMatrix::<T>::random(&mut rng, values, m, n, Storage::Col);
                 let alpha = rng.value(values);
-                let expected = Expected::new(alpha, &a.view(), &b.view(), T::zero(), &mut c);
+                let av = op_a.apply(a.view());
+                let expected = Expected::new(alpha, &av, &b.view(), T::zero(), &mut c);
                 let taken = gemm_narrow(
                     Some((cntx, &two)),
                     kernel,
                     alpha,
-                    &a.view(),
+                    &av,
                     &b.view(),
                     T::zero(),
                     &mut c.view_mut(),
                 );
-                let what = format!("{}: {m}×{n}×{k} on two threads", cntx.name());
+                let what = format!("{}: {m}×{n}×{k} op(A) {op_a:?} on two threads", cntx.name());
                 assert!(matches!(taken, Some(Ok(()))), "{what}: not taken");
                 let got = expected.compare(&c, k);
                 assert_eq!(got.residual, 0.0, "{what}: wrong values");
