@@ -25,7 +25,12 @@ use crate::view::{MatMut, MatRef};
 /// each with its own columns of C; `None`, having touched nothing, when not.
 ///
 /// Inlined for its first tests, which turn away every problem deeper than the kernel's reach
-/// or of two sup tiles or fewer in a few compares: `gemm_shortcuts` runs them on every call.
+/// (for any op(B), and for op(B) with rows far apart) or of two sup tiles or fewer in a few
+/// compares: `gemm_shortcuts` runs them on every call, and the BLAS few-tile lane runs them
+/// before `gemm_front` runs them again. Session 60, op(B)'s far-apart rows past k = 8
+/// turned away here rather than in [`short_k_suits`], two runs in both orders: dgemm TT
+/// 80×7×10 364–367 → 357–361 ns, 40×5×16 234–235 → 229–230, sgemm NT 80×5×12 121 → 118,
+/// 100×7×9 162–187 → 157–180.
 #[inline(always)]
 pub(crate) fn gemm_short_k<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     threads: Option<(&Cntx, &Rntm)>,
@@ -36,7 +41,11 @@ pub(crate) fn gemm_short_k<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
-    if a.ncols() > MAX_SHORT_K || at_most_two_sup_tiles(kernel, c.nrows(), c.ncols()) {
+    let k = a.ncols();
+    if k > MAX_SHORT_K
+        || (k > ANY_B_MAX_K && b.row_stride() != 1)
+        || at_most_two_sup_tiles(kernel, c.nrows(), c.ncols())
+    {
         return None;
     }
     gemm_short_k_if_suited(threads, kernel, alpha, a, b, beta, c)
