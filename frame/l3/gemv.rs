@@ -9,11 +9,13 @@
 //! is not worth packing, through the columns kernel where the context has one
 //! ([`gemm_by_column_groups`], `GemvColumnsUkr`).
 
+use crate::cntx::{Blocksizes, Cntx};
 use crate::error::Result;
 use crate::kernels::{GEMV_COLUMNS_MAX, GemvColumnsUkr, GemvUkr, GemvUkrArgs};
 use crate::l3::blocks::run_on_blocks_of_c;
+use crate::l3::one_tile::MAX_WORK;
 use crate::rntm::Rntm;
-use crate::thread::plan::{Plan, SINGLE, SplitFirst, block_ways};
+use crate::thread::plan::{Plan, SINGLE, SplitFirst, block_ways, plan};
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
@@ -234,6 +236,31 @@ pub(crate) fn gemm_by_columns_on_plan<A: GemmPair<B>, B: Element>(
     let shape = (c.nrows(), c.ncols());
     let ways = block_ways(rntm, plan.ways, shape, (1, 1), split_first)?;
     Some(gemm_by_columns_team(per_block, a, b, c, ways, plan.pin))
+}
+
+/// `per_block` over all of C: on the calling thread, or, given `threads` and at least
+/// [`MAX_WORK`] multiply-adds, as [`gemm_by_columns_on_plan`] runs it with C's columns split
+/// first (on the calling thread alone where such a team cannot follow the plan). For the
+/// paths among `gemm_front`'s shortcuts, which come before its thread plan (`short_k.rs`,
+/// `narrow.rs`). Inlined into them: as a call of its own it cost a dgemm NN 40×3×4 about
+/// 2.5 ns (4 %, session 60).
+#[inline(always)]
+pub(crate) fn gemm_by_columns_if_worth_threads<A: GemmPair<B>, B: Element>(
+    threads: Option<(&Cntx, &Rntm)>,
+    blocks: Blocksizes,
+    per_block: impl Fn(&MatRef<A>, &MatRef<B>, &mut MatMut<A::Acc>) -> Result<()> + Sync,
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &mut MatMut<A::Acc>,
+) -> Result<()> {
+    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let work = m.saturating_mul(n).saturating_mul(k);
+    let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
+        return per_block(a, b, c);
+    };
+    let plan = plan(rntm, (m, n, k), blocks, cntx.thread_prefs());
+    gemm_by_columns_on_plan(&per_block, a, b, c, rntm, &plan, SplitFirst::Columns)
+        .unwrap_or_else(|| per_block(a, b, c))
 }
 
 /// A gemv-path function on a team of `ways.0 × ways.1` threads (see

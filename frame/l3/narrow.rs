@@ -7,24 +7,22 @@
 //! column's FMAs as one chain k long per strip of A, and the sup tile (16×12 dgemm on skx)
 //! held two to four columns' accumulators: too few chains to cover the FMAs' latency either
 //! way (dgemm NN 80×2×8 at 0.49 of OpenBLAS, sgemm 0.55). With threads, each takes its own
-//! block of C (`gemv.rs`, [`gemm_by_columns_on_plan`]).
+//! block of C (`gemv.rs`, [`gemm_by_columns_if_worth_threads`]).
 
 use crate::cntx::{Cntx, GemmKernel};
 use crate::error::Result;
-use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns_on_plan};
-use crate::l3::one_tile::MAX_WORK;
+use crate::l3::gemv::{gemm_by_column_groups, gemm_by_columns_if_worth_threads};
 use crate::l3::short_k::at_most_two_sup_tiles;
 use crate::l3::sup::{copy_col_major, view_of_copy};
 use crate::rntm::Rntm;
-use crate::thread::plan::{SplitFirst, plan};
 use crate::types::{Element, GemmPair, Scalar};
 use crate::view::{MatMut, MatRef};
 
 /// The widest C this path takes: one call of the columns kernel (`GEMV_COLUMNS_MAX`). Past
-/// it, in calls of four and the rest (session 60, skx, this path against the session's
-/// start, m = 80–2000, k = 8–16), NN gained (dgemm 5–8 columns 1.01–1.47×) but NT lost
-/// (dgemm n = 5 0.82–0.95, sgemm 0.85–0.96), a group of one column costing a pass over A
-/// of its own.
+/// it, in calls of four and the rest (session 60, skx, against the paths such C take, m =
+/// 80–2000, n = 5–8, k = 8–16), NN gained (dgemm 1.00–1.47×, sgemm 0.96–1.19×) but NT lost
+/// (n = 5: dgemm 0.82–0.95, sgemm 0.85–0.96), a group of one column costing a pass over A of
+/// its own.
 const NARROW_MAX_N: usize = 4;
 
 /// The deepest k this path takes. Past it the short-k kernel (to 16) and the sup kernel
@@ -32,14 +30,14 @@ const NARROW_MAX_N: usize = 4;
 /// NT 80×3×20–32 0.92 (session 60, skx).
 const NARROW_MAX_K: usize = 16;
 
-/// The shallowest k for which this path copies an op(A) = Aᵀ column-major first, where
-/// op(B) = B (TN). The short-k kernel, which gathers each strip of op(A) instead, gave each
-/// column of C the same short FMA chains as for NN; from k = 8 the copy paid (session 60,
-/// skx, against the build before, 800d4ee, m = 80–2000, n = 2–4: dgemm TN k = 8–12
-/// 0.99–1.59×, sgemm TN k = 8–16 1.20–2.53×), at k = 2–4 it did not (sgemm TN 80×2×2 0.78, 2000×2×4
-/// 0.92; dgemm 0.90–1.29). k = 5–7 unmeasured. dgemm TN from k = 16 is the dots path's, taken
-/// first. TT stays with the sup path, which solves it transposed: copied, sgemm TT gained
-/// (k = 8 1.30–1.77×, k = 16 1.35–1.67×) but dgemm TT lost (k = 12 0.54–0.69 at m = 500–2000).
+/// The shallowest k for which this path copies an op(A) = Aᵀ column-major first, where op(B) = B
+/// (TN). The short-k kernel, which gathers each strip of op(A) instead, gave each column of C the
+/// same short FMA chains as for NN; from k = 8 the copy paid (session 60, skx, against the build
+/// before, 800d4ee, m = 80–2000, n = 2–4: dgemm TN k = 8–12 0.99–1.59×, sgemm TN k = 8–16
+/// 1.20–2.53×), at k = 2–4 it did not (sgemm TN 80×2×2 0.78, 2000×2×4 0.92; dgemm 0.90–1.29). k =
+/// 5–7 unmeasured. dgemm TN from k = 16 is the dots path's, taken first. TT stays with the sup
+/// path, which solves it transposed: copied, sgemm TT gained (k = 8 1.30–1.77×, k = 16 1.35–1.67×)
+/// but dgemm TT lost (k = 12 0.54–0.69 at m = 500–2000).
 const COPIED_A_MIN_K: usize = 8;
 
 /// The shallowest k this path takes for C of [`NARROW_MAX_N`] columns. At k = 1–2, where
@@ -54,10 +52,10 @@ const WIDEST_MIN_K: usize = 3;
 /// [`narrow_suits`]), on the threads the plan gives (`threads`; `None`: the calling thread);
 /// `None`, having touched nothing, when not.
 ///
-/// Inlined for its first tests, which turn away all but a few columns at short k, op(A) and
-/// op(B) both with rows far apart (TT), and C of at most two sup tiles (those stay with the sup kernel and the BLAS entry points'
-/// single-tile lanes, `at_most_two_sup_tiles`) in a few compares: `gemm_shortcuts` runs them
-/// on every call.
+/// Inlined for its first tests, which turn away all but a few columns at short k, op(A) and op(B)
+/// both with rows far apart (TT), and C of at most two sup tiles (those stay with the sup kernel
+/// and the BLAS entry points' single-tile lanes, `at_most_two_sup_tiles`) in a few compares:
+/// `gemm_shortcuts` runs them on every call.
 #[inline(always)]
 pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     threads: Option<(&Cntx, &Rntm)>,
@@ -96,7 +94,7 @@ fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     if !narrow_suits(kernel, a, b, c) {
         return None;
     }
-    let (m, n, k) = (c.nrows(), c.ncols(), a.ncols());
+    let (m, k) = (c.nrows(), a.ncols());
     // op(A) = Aᵀ: copied column-major once, for the kernel reads A's columns in place.
     let mut a_copy = None;
     let a = &if a.row_stride() != 1 {
@@ -111,15 +109,10 @@ fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     let per_block = |a: &MatRef<A>, b: &MatRef<B>, c: &mut MatMut<A::Acc>| {
         gemm_by_column_groups(columns, alpha, a, b, beta, c)
     };
-    let work = m.saturating_mul(n).saturating_mul(k);
-    let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
-        return Some(per_block(a, b, c));
-    };
-    let plan = plan(rntm, (m, n, k), kernel.blocksizes(), cntx.thread_prefs());
-    Some(
-        gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan, SplitFirst::Columns)
-            .unwrap_or_else(|| per_block(a, b, c)),
-    )
+    let blocks = kernel.blocksizes();
+    Some(gemm_by_columns_if_worth_threads(
+        threads, blocks, per_block, a, b, c,
+    ))
 }
 
 /// Whether the columns kernel takes this problem (its shape within [`gemm_narrow`]'s first
@@ -172,8 +165,9 @@ mod tests {
             contexts += 1;
             let (mr, nr) = sup.tile();
             // The rule, restated: two to four columns, k up to 16 (from 3 for four), op(A) =
-            // A (or Aᵀ, copied, with op(B) = B column-stored from k = 8), C column-stored, and more than two sup tiles, which for C no wider than the
-            // tile (NR ≥ 4 on every configuration) means more than 2·MR rows.
+            // A (or Aᵀ, copied, with op(B) = B column-stored from k = 8), C column-stored,
+            // and more than two sup tiles, which for C no wider than the tile (NR ≥ 4 on
+            // every configuration) means more than 2·MR rows.
             assert!(nr >= 4, "{}: NR {nr}", cntx.name());
             let meant =
                 |m: usize, n: usize, k: usize, op_a: Op, op_b: Op, st_b: Storage, st_c: Storage| {

@@ -6,17 +6,15 @@
 //! and the narrow path, `narrow.rs`, which takes a tall C of two to four columns first, and
 //! before the rows of sup tiles), so the BLAS entry points' few-tile calls reach it too;
 //! a row-stored C is solved transposed. With threads, each takes its own block of columns
-//! (`gemv.rs`, [`gemm_by_columns_on_plan`]).
+//! (`gemv.rs`, [`gemm_by_columns_if_worth_threads`]).
 
 use crate::cntx::{Cntx, GemmKernel};
 use crate::error::Result;
 use crate::kernels::{MAX_SHORT_K, ShortKUkr, ShortKUkrArgs};
 use crate::l3::gemm::OUTER_PRODUCT_MIN_M;
-use crate::l3::gemv::gemm_by_columns_on_plan;
-use crate::l3::one_tile::MAX_WORK;
+use crate::l3::gemv::gemm_by_columns_if_worth_threads;
 use crate::l3::sup::{copy_col_major, view_of_copy};
 use crate::rntm::Rntm;
-use crate::thread::plan::{SplitFirst, plan};
 use crate::types::{Element, GemmPair};
 use crate::view::{MatMut, MatRef};
 
@@ -188,13 +186,7 @@ fn on_threads<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         run(short_k, alpha, a, b, beta, c);
         Ok(())
     };
-    let work = m.saturating_mul(n).saturating_mul(k);
-    let Some((cntx, rntm)) = threads.filter(|_| work >= MAX_WORK) else {
-        return per_block(a, b, c);
-    };
-    let plan = plan(rntm, (m, n, k), kernel.blocksizes(), cntx.thread_prefs());
-    gemm_by_columns_on_plan(per_block, a, b, c, rntm, &plan, SplitFirst::Columns)
-        .unwrap_or_else(|| per_block(a, b, c))
+    gemm_by_columns_if_worth_threads(threads, kernel.blocksizes(), per_block, a, b, c)
 }
 
 /// Columns of C (m×n, its columns `stride_bytes` apart) per kernel call. The kernel passes

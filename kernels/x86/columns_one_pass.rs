@@ -5,11 +5,11 @@
 //! buffer, R·N FMAs into R·N accumulators, and each y_j written once at the end.
 //!
 //! At short k, a tall C of two to four columns is this shape's worst case elsewhere: the sup
-//! tile (16×12 dgemm on skx) holds two or three columns' accumulators, too few FMA chains to
+//! tile (16×12 dgemm on skx) holds two to four columns' accumulators, too few FMA chains to
 //! cover their latency, and the short-k kernel (`short_k_real.rs`) runs each column's chain
 //! k long per strip. The blocks form of `gemv_real.rs` (W columns of A a pass) reads and
-//! writes y once per block. Here the R·N chains (8 to 16 on 32 registers) keep the FMA
-//! units busy and y is touched once.
+//! writes y once per block. Here the R·N chains (8 to 16 for two to four columns) keep the
+//! FMA units busy and y is touched once.
 
 use std::mem::MaybeUninit;
 
@@ -137,6 +137,7 @@ unsafe fn rows<V: Simd, const N: usize, const R: usize, const MASKED: bool>(
 ) where
     V::Elem: Scalar,
 {
+    debug_assert!(!MASKED || R == 1);
     // SAFETY: rows i..i + R·LANES (masked) of A's columns below k and of the y_j; k·N
     // values of `scaled_x`.
     unsafe {
