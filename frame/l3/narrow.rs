@@ -49,13 +49,14 @@ const COPIED_A_MIN_K: usize = 8;
 const WIDEST_MIN_K: usize = 3;
 
 /// C := alpha·A·B + beta·C through the columns kernel when the problem suits it (see
-/// [`narrow_suits`]), on the threads the plan gives (`threads`; `None`: the calling thread);
-/// `None`, having touched nothing, when not.
+/// [`narrow_shape_suits`] and [`gemm_narrow_if_suited`]), on the threads the plan gives
+/// (`threads`; `None`: the calling thread); `None`, having touched nothing, when not.
 ///
-/// Inlined for its first tests, which turn away all but a few columns at short k, op(A) and op(B)
-/// both with rows far apart (TT), and C of at most two sup tiles (those stay with the sup kernel
-/// and the BLAS entry points' single-tile lanes, `at_most_two_sup_tiles`) in a few compares:
-/// `gemm_shortcuts` runs them on every call.
+/// Inlined for its first tests, which decide on the views alone, and C of at most two sup
+/// tiles (those stay with the sup kernel and the BLAS entry points' single-tile lanes,
+/// `at_most_two_sup_tiles`): `gemm_shortcuts` runs them on every call, and a problem that
+/// reached the out-of-line test only to be declined there paid for the call (dgemm TT 80×2×8
+/// 302 against 280 ns, session 60).
 #[inline(always)]
 pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     threads: Option<(&Cntx, &Rntm)>,
@@ -66,20 +67,36 @@ pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
-    let (m, n) = (c.nrows(), c.ncols());
-    let k = a.ncols();
-    if !(2..=NARROW_MAX_N).contains(&n)
-        || k > NARROW_MAX_K
-        || (n == NARROW_MAX_N && k < WIDEST_MIN_K)
-        || (a.row_stride() != 1 && b.row_stride() != 1)
-        || at_most_two_sup_tiles(kernel, m, n)
-    {
+    if !narrow_shape_suits(a, b, c) || at_most_two_sup_tiles(kernel, c.nrows(), c.ncols()) {
         return None;
     }
     gemm_narrow_if_suited(threads, kernel, alpha, a, b, beta, c)
 }
 
-/// [`gemm_narrow`] past its first test.
+/// Whether the views suit this path: a real dtype; 2 to [`NARROW_MAX_N`] columns, k from 1 to
+/// [`NARROW_MAX_K`] (from [`WIDEST_MIN_K`] for the widest); C column-stored; op(A) with
+/// adjacent rows (NN, NT: the kernel reads A's columns in place) or, from
+/// [`COPIED_A_MIN_K`], op(A) = Aᵀ with op(B) = B (TN: A copied column-major first); nothing
+/// conjugated.
+#[inline(always)]
+fn narrow_shape_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    a: &MatRef<A>,
+    b: &MatRef<B>,
+    c: &MatMut<A::Acc>,
+) -> bool {
+    let (n, k) = (c.ncols(), a.ncols());
+    (2..=NARROW_MAX_N).contains(&n)
+        && (1..=NARROW_MAX_K).contains(&k)
+        && !(n == NARROW_MAX_N && k < WIDEST_MIN_K)
+        && !A::Acc::IS_COMPLEX
+        && c.row_stride() == 1
+        && (a.row_stride() == 1 || (b.row_stride() == 1 && k >= COPIED_A_MIN_K))
+        && !a.is_conj()
+        && !b.is_conj()
+}
+
+/// [`gemm_narrow`] past its first tests: the context's columns kernel, and A within the sup
+/// limits' largest (as on the sup path, which would read it in place too).
 #[inline(never)]
 fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     threads: Option<(&Cntx, &Rntm)>,
@@ -91,10 +108,11 @@ fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
     let (columns, _) = kernel.gemv_columns()?;
-    if !narrow_suits(kernel, a, b, c) {
+    let (m, k) = (c.nrows(), a.ncols());
+    let a_bytes = m.saturating_mul(k).saturating_mul(size_of::<A>());
+    if a_bytes > kernel.sup()?.limits().max_a_bytes {
         return None;
     }
-    let (m, k) = (c.nrows(), a.ncols());
     // op(A) = Aᵀ: copied column-major once, for the kernel reads A's columns in place.
     let mut a_copy = None;
     let a = &if a.row_stride() != 1 {
@@ -113,30 +131,6 @@ fn gemm_narrow_if_suited<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     Some(gemm_by_columns_if_worth_threads(
         threads, blocks, per_block, a, b, c,
     ))
-}
-
-/// Whether the columns kernel takes this problem (its shape within [`gemm_narrow`]'s first
-/// test): a real dtype, C column-stored, op(A) with adjacent rows (NN, NT: the kernel reads
-/// A's columns in place) or, from [`COPIED_A_MIN_K`], op(A) = Aᵀ with op(B) = B (TN: A
-/// copied column-major first), nothing conjugated, and A within the sup limits' largest (as
-/// on the sup path).
-fn narrow_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
-    kernel: &GemmKernel<A, B>,
-    a: &MatRef<A>,
-    b: &MatRef<B>,
-    c: &MatMut<A::Acc>,
-) -> bool {
-    let Some(sup) = kernel.sup() else {
-        return false;
-    };
-    let (m, k) = (c.nrows(), a.ncols());
-    !A::Acc::IS_COMPLEX
-        && c.row_stride() == 1
-        && (a.row_stride() == 1 || (b.row_stride() == 1 && k >= COPIED_A_MIN_K))
-        && !a.is_conj()
-        && !b.is_conj()
-        && k >= 1
-        && m.saturating_mul(k).saturating_mul(size_of::<A>()) <= sup.limits().max_a_bytes
 }
 
 #[cfg(test)]
