@@ -441,20 +441,30 @@ fn transpose_narrow<T: Element, const ROWS: usize>(
         }
         // SAFETY: both tiles are 8×8 with leading dimension 8 and separate; the context that
         // supplied `transpose` runs on this CPU.
-        unsafe { transpose(tile_in.as_ptr(), B as isize, tile_out.as_mut_ptr(), B) };
+        unsafe { transpose(tile_in.as_ptr(), B as isize, tile_out.as_mut_ptr(), B, B) };
         for (column, packed) in tile_out.chunks_exact(B).zip(out.chunks_exact_mut(ROWS)) {
             packed.copy_from_slice(&column[..ROWS]);
         }
     }
 }
 
+/// The fewest columns of k's remainder (past the whole 8-wide blocks) that [`transpose_rows`]
+/// hands to the packing kernel as one narrower block; fewer go element by element. Measured
+/// on the Zen 3 of session 61 through the narrow path (`l3/narrow.rs`, TN, A copied), ns,
+/// element by element → kernel: sgemm 2000×2×12 8342 → 5375, 248×2×5 707 → 626, 494×5×6 2789
+/// → 2380; dgemm 2000×2×12 13781 → 9192, 300×2×6 1664 → 1561; but at k = 3 the kernel's call
+/// per 8 rows lost (dgemm 300×4×3 654 → 754, sgemm 40×2×3 177 → 189).
+const KERNEL_MIN_REMAINDER: usize = 4;
+
 /// [`pack_panel`] for a source whose rows are contiguous along k (unit column stride): each
 /// source row becomes a packed column's worth of scattered writes, so the panel goes by 8×8
 /// blocks, read row by row and written column by column: by the packing kernel where there
 /// is one, else by a portable loop. A whole f32 panel of 6 rows goes by 8-deep blocks
 /// through a stack tile ([`transpose_narrow`]) where there is a packing kernel; other panels
-/// less than 8 tall by [`interleave_panel`]; k's remainder past the whole blocks goes element
-/// by element. Conjugation, if any, is one pass over the panel at the end.
+/// less than 8 tall by [`interleave_panel`]; k's remainder past the whole blocks by one
+/// narrower block of the kernel's (from [`KERNEL_MIN_REMAINDER`] columns), else (and for
+/// those 6-row panels) element by element.
+/// Conjugation, if any, is one pass over the panel at the end.
 fn transpose_rows<T: Element>(
     a: &MatRef<T>,
     first: usize,
@@ -483,15 +493,23 @@ fn transpose_rows<T: Element>(
     // by element (1 % of dgemm 2048³ went to that loop, measured with perf).
     let last_block = (rows > B && !rows.is_multiple_of(B)).then(|| rows - B);
     let blocks = (0..rows / B * B).step_by(B).chain(last_block);
+    // With a packing kernel, k's remainder past the whole blocks too, as one narrower block,
+    // from [`KERNEL_MIN_REMAINDER`] columns.
+    let remainder = match transpose {
+        Some(_) if k - full_p >= KERNEL_MIN_REMAINDER => k - full_p,
+        _ => 0,
+    };
     for i0 in blocks {
-        for p0 in (0..full_p).step_by(B) {
-            let out = &mut dst[p0 * mr + i0..][..(B - 1) * mr + B];
+        for p0 in (0..full_p + remainder).step_by(B) {
+            let cols = B.min(k - p0);
+            let out = &mut dst[p0 * mr + i0..][..(cols - 1) * mr + B];
             match transpose {
-                // SAFETY: source rows first+i0.. +8 (< first + rows <= m) at columns p0..p0+8
-                // (<= k) are in the view, contiguous along p; `out` covers columns p0..p0+8 of
-                // the panel at rows i0..i0+8 with leading dimension mr, and is a separate
-                // buffer. The context that supplied `transpose` runs on this CPU.
-                Some(t) => unsafe { t(row(i0).add(p0), rs, out.as_mut_ptr(), mr) },
+                // SAFETY: source rows first+i0.. +8 (< first + rows <= m) at columns
+                // p0..p0+cols (<= k) are in the view, contiguous along p; `out` covers columns
+                // p0..p0+cols of the panel at rows i0..i0+8 with leading dimension mr, and is
+                // a separate buffer; 1 <= cols <= 8. The context that supplied `transpose`
+                // runs on this CPU.
+                Some(t) => unsafe { t(row(i0).add(p0), rs, out.as_mut_ptr(), mr, cols) },
                 None => {
                     for ii in 0..B {
                         // SAFETY: as above, one source row of 8.
@@ -507,11 +525,18 @@ fn transpose_rows<T: Element>(
     if let Some(t) = narrow_f32 {
         transpose_narrow::<T, 6>(a, first, dst, t);
     }
-    // k's remainder past the whole blocks, column by column of the panel: each k step's
-    // `rows` elements written side by side. Row by row (each element a whole panel column
-    // from the last) this loop was 41 % of a dgemm TN 638×17×5 call, where all of k is the
-    // remainder (`perf`, session 55).
-    for (p, column) in dst.chunks_exact_mut(mr).enumerate().skip(full_p) {
+    // Without a packing kernel, k's remainder past the whole blocks column by column of the
+    // panel: each k step's `rows` elements written side by side. Row by row (each element a
+    // whole panel column from the last) this loop was 41 % of a dgemm TN 638×17×5 call, where
+    // all of k is the remainder (`perf`, session 55); column by column it ran at about 2
+    // cycles an element, two thirds of sgemm TN 248×2×5 (session 61, Zen 3), where the
+    // kernel's masked blocks took its place.
+    let done = if rows >= B {
+        full_p + remainder
+    } else {
+        full_p
+    };
+    for (p, column) in dst.chunks_exact_mut(mr).enumerate().skip(done) {
         for (i, d) in column[..rows].iter_mut().enumerate() {
             // SAFETY: row first+i < m, column p < k: in the view.
             *d = unsafe { *row(i).add(p) };
@@ -626,19 +651,50 @@ mod tests {
     #[test]
     fn row_stored_panels_taller_than_a_block_pack_every_row() {
         // 12-row panels (NR of the AVX-512 kernels) go by two overlapping 8×8 blocks; an
-        // 11-row panel likewise; k = 19 leaves a remainder of 3 columns.
-        let (m, k, mr) = (23, 19, 12);
-        let data = numbered(m, k);
-        let a = MatRef::row_major(&data, m, k, k).unwrap();
-        let mut transposes: Vec<Option<TransposeUkr<f64>>> = vec![None];
+        // 11-row panel likewise; k = 19 leaves a remainder of 3 columns (element by
+        // element), k = 13 and 5 one of 5 and k = 4 one of 4 (the kernel's narrower block
+        // where there is a kernel), k = 16 none.
+        let (m, mr) = (23, 12);
+        for k in [19, 13, 5, 4, 16] {
+            let data = numbered(m, k);
+            let a = MatRef::row_major(&data, m, k, k).unwrap();
+            let mut transposes: Vec<Option<TransposeUkr<f64>>> = vec![None];
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx") {
+                transposes.push(Some(crate::kernels::haswell::transpose_f64_8x8));
+            }
+            for transpose in transposes {
+                let mut buf = vec![f64::NAN; 2 * mr * k];
+                pack_a_panels(&a, mr, 0..2, &mut buf, transpose);
+                assert_packed_panels(&buf, &a, mr);
+            }
+        }
+    }
+
+    /// Row-stored f32 panels of every height the kernels use and whole copies (the narrow
+    /// path's: one panel of all the rows), at every k up to 20: the kernel's whole blocks,
+    /// its narrower remainder blocks (4 to 7 columns) and the element loop must all agree
+    /// with the definition, at a row stride past k.
+    #[test]
+    fn row_stored_f32_panels_pack_every_remainder() {
+        let mut transposes: Vec<Option<TransposeUkr<f32>>> = vec![None];
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx") {
-            transposes.push(Some(crate::kernels::haswell::transpose_f64_8x8));
+            transposes.push(Some(crate::kernels::haswell::transpose_f32_8x8));
         }
-        for transpose in transposes {
-            let mut buf = vec![f64::NAN; 2 * mr * k];
-            pack_a_panels(&a, mr, 0..2, &mut buf, transpose);
-            assert_packed_panels(&buf, &a, mr);
+        let m = 37;
+        for k in 1..=20 {
+            let ld = k + 3;
+            let data: Vec<f32> = (0..m * ld).map(|x| x as f32 + 1.0).collect();
+            let a = MatRef::row_major(&data, m, k, ld).unwrap();
+            for mr in [6, 8, 16, 32, m] {
+                let panels = m.div_ceil(mr);
+                for &transpose in &transposes {
+                    let mut buf = vec![f32::NAN; panels * mr * k];
+                    pack_a_panels(&a, mr, 0..panels, &mut buf, transpose);
+                    assert_packed_like(&buf, &a, mr);
+                }
+            }
         }
     }
 

@@ -358,13 +358,17 @@ pub struct ShortKUkrArgs<A: Element, B: Element> {
 /// stated there, and the CPU must have the features of the configuration that registered it.
 pub type ShortKUkr<A, B> = unsafe fn(&ShortKUkrArgs<A, B>);
 
-/// A packing kernel: copies an 8×8 block transposed, `dst[p*ld_dst + i] = src[i*rs_src + p]`
-/// for `i, p < 8`. Packing uses it wherever a panel's source rows are contiguous along k
-/// (row-stored A, column-stored B: the TN and NN cases), where a plain loop reads or writes
-/// against the grain. Conjugation is not its business: the packer applies it afterwards.
+/// A packing kernel: copies 8 rows of `cols` elements (1 ≤ `cols` ≤ 8) transposed,
+/// `dst[p*ld_dst + i] = src[i*rs_src + p]` for `i < 8, p < cols`. Packing uses it wherever a
+/// panel's source rows are contiguous along k (row-stored A, column-stored B: the TN and NN
+/// cases), where a plain loop reads or writes against the grain: whole 8×8 blocks, and the
+/// columns of k past the last whole block. Conjugation is not its business: the packer
+/// applies it afterwards.
 ///
 /// # Safety (for callers)
-/// The 8 rows of 8 elements at `src + i*rs_src` must be readable, the 8 columns of 8
-/// elements at `dst + p*ld_dst` writable, the two regions disjoint, and the CPU must have the
-/// features of the configuration that registered the kernel.
-pub type TransposeUkr<T> = unsafe fn(src: *const T, rs_src: isize, dst: *mut T, ld_dst: usize);
+/// The 8 rows of `cols` elements at `src + i*rs_src` must be readable, the `cols` columns of
+/// 8 elements at `dst + p*ld_dst` writable, the two regions disjoint, `cols` in 1..=8, and the
+/// CPU must have the features of the configuration that registered the kernel. Nothing past
+/// a row's `cols` elements is read, nor past the `cols` columns written.
+pub type TransposeUkr<T> =
+    unsafe fn(src: *const T, rs_src: isize, dst: *mut T, ld_dst: usize, cols: usize);

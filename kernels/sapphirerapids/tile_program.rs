@@ -161,6 +161,7 @@ pub(super) unsafe fn transpose_by_blocks(src: *const u32, dst: *mut u32) {
                     NR as isize,
                     dst.add(bj * MR + bi).cast(),
                     MR,
+                    BLOCK,
                 )
             };
         }
