@@ -38,6 +38,14 @@ const NARROW_MAX_K: usize = 16;
 /// 5–7 unmeasured. dgemm TN from k = 16 is the dots path's, taken first. TT stays with the sup
 /// path, which solves it transposed: copied, sgemm TT gained (k = 8 1.30–1.77×, k = 16 1.35–1.67×)
 /// but dgemm TT lost (k = 12 0.54–0.69 at m = 500–2000).
+///
+/// All of that is against skx's short-k kernel. Contexts without one (haswell) copy A at any
+/// k, for TN and TT alike: there such C went to the loop nest, which packed op(A) = Aᵀ element
+/// by element (dgemm TN 100×2×5 at 0.37 of OpenBLAS, TT 0.36). Session 61, haswell natively on
+/// a Zen 3, m = 40–2000, n = 2–4, k = 1–16, 240 shapes, one run: 1.38× the build before
+/// (geometric mean), the ratio to OpenBLAS 1.15 → 1.60; TN from 0.35–0.47 to 1.0–1.9 at k = 2–6
+/// for m ≥ 100. C of 40–100 rows at k = 3–6 is still behind (sgemm TN 40×2×3 0.73, 100×2×6
+/// 0.75; dgemm TN 40×2×3 0.87), where the copy and its buffer weigh most.
 const COPIED_A_MIN_K: usize = 8;
 
 /// The shallowest k this path takes for C of [`NARROW_MAX_N`] columns. At k = 1–2, where
@@ -67,7 +75,10 @@ pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
     beta: A::Acc,
     c: &mut MatMut<A::Acc>,
 ) -> Option<Result<()>> {
-    if !narrow_shape_suits(a, b, c) || at_most_two_sup_tiles(kernel, c.nrows(), c.ncols()) {
+    let copies_a_at_any_k = kernel.short_k().is_none();
+    if !narrow_shape_suits(copies_a_at_any_k, a, b, c)
+        || at_most_two_sup_tiles(kernel, c.nrows(), c.ncols())
+    {
         return None;
     }
     gemm_narrow_if_suited(threads, kernel, alpha, a, b, beta, c)
@@ -76,10 +87,12 @@ pub(crate) fn gemm_narrow<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
 /// Whether the views suit this path: a real dtype; 2 to [`NARROW_MAX_N`] columns, k from 1 to
 /// [`NARROW_MAX_K`] (from [`WIDEST_MIN_K`] for the widest); C column-stored; op(A) with
 /// adjacent rows (NN, NT: the kernel reads A's columns in place) or, from
-/// [`COPIED_A_MIN_K`], op(A) = Aᵀ with op(B) = B (TN: A copied column-major first); nothing
-/// conjugated.
+/// [`COPIED_A_MIN_K`], op(A) = Aᵀ with op(B) = B (TN: A copied column-major first), or
+/// op(A) = Aᵀ at any k with any op(B) where the context has no short-k kernel
+/// (`copies_a_at_any_k`, see [`COPIED_A_MIN_K`]); nothing conjugated.
 #[inline(always)]
 fn narrow_shape_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
+    copies_a_at_any_k: bool,
     a: &MatRef<A>,
     b: &MatRef<B>,
     c: &MatMut<A::Acc>,
@@ -90,7 +103,9 @@ fn narrow_shape_suits<A: GemmPair<B>, B: Element<Acc = A::Acc>>(
         && !(n == NARROW_MAX_N && k < WIDEST_MIN_K)
         && !A::Acc::IS_COMPLEX
         && c.row_stride() == 1
-        && (a.row_stride() == 1 || (b.row_stride() == 1 && k >= COPIED_A_MIN_K))
+        && (a.row_stride() == 1
+            || copies_a_at_any_k
+            || (b.row_stride() == 1 && k >= COPIED_A_MIN_K))
         && !a.is_conj()
         && !b.is_conj()
 }
@@ -159,16 +174,21 @@ mod tests {
             contexts += 1;
             let (mr, nr) = sup.tile();
             // The rule, restated: two to four columns, k up to 16 (from 3 for four), op(A) =
-            // A (or Aᵀ, copied, with op(B) = B column-stored from k = 8), C column-stored,
+            // A (or Aᵀ, copied, with op(B) = B column-stored from k = 8, or at any k and with
+            // any op(B) without a short-k kernel), C column-stored,
             // and more than two sup tiles, which for C no wider than the tile (NR ≥ 4 on
             // every configuration) means more than 2·MR rows.
             assert!(nr >= 4, "{}: NR {nr}", cntx.name());
+            // Without a short-k kernel, op(A) = Aᵀ copied at any k with any op(B).
+            let copies_a_at_any_k = kernel.short_k().is_none();
             let meant =
                 |m: usize, n: usize, k: usize, op_a: Op, op_b: Op, st_b: Storage, st_c: Storage| {
                     (2..=4).contains(&n)
                         && (1..=16).contains(&k)
                         && !(n == 4 && k <= 2)
-                        && (op_a == Op::N || (op_b == Op::N && st_b == Storage::Col && k >= 8))
+                        && (op_a == Op::N
+                            || copies_a_at_any_k
+                            || (op_b == Op::N && st_b == Storage::Col && k >= 8))
                         && st_c == Storage::Col
                         && m > 2 * mr
                 };
@@ -238,12 +258,17 @@ mod tests {
                 }
             }
             // Work enough to split between two threads (m·n·k from `MAX_WORK`): each takes
-            // its own block of C.
-            for (m, n, k, op_a, st_b) in [
+            // its own block of C. Without a short-k kernel, a copied A at short k with B's
+            // rows apart as well.
+            let mut split = vec![
                 (9001, 4, 16, Op::N, Storage::Row),
                 (20000, 2, 13, Op::N, Storage::Col),
                 (8193, 3, 15, Op::T, Storage::Col),
-            ] {
+            ];
+            if copies_a_at_any_k {
+                split.push((40001, 2, 5, Op::T, Storage::Row));
+            }
+            for (m, n, k, op_a, st_b) in split {
                 let (ar, ac) = op_a.stored_shape(m, k);
                 let a = TestMatrix::<T>::random(&mut rng, values, ar, ac, Storage::Col);
                 let b = TestMatrix::<T>::random(&mut rng, values, k, n, st_b);
