@@ -57,6 +57,37 @@ unsafe fn masked_halves_ps(lo: *const f32, hi: *const f32, mask: __m128i) -> __m
     }
 }
 
+/// Four columns of the in-lane transpose of `r`, where `r[i]` holds row i of a 4-column
+/// block in its low half and row i + 4 in its high half: column q holds rows 0..4 | 4..8.
+#[inline]
+#[target_feature(enable = "avx")]
+fn columns_of_four_ps(r: [__m256; 4]) -> [__m256; 4] {
+    let t0 = _mm256_castps_pd(_mm256_unpacklo_ps(r[0], r[1]));
+    let t1 = _mm256_castps_pd(_mm256_unpackhi_ps(r[0], r[1]));
+    let t2 = _mm256_castps_pd(_mm256_unpacklo_ps(r[2], r[3]));
+    let t3 = _mm256_castps_pd(_mm256_unpackhi_ps(r[2], r[3]));
+    [
+        _mm256_unpacklo_pd(t0, t2),
+        _mm256_unpackhi_pd(t0, t2),
+        _mm256_unpacklo_pd(t1, t3),
+        _mm256_unpackhi_pd(t1, t3),
+    ]
+    .map(|column| _mm256_castpd_ps(column))
+}
+
+/// The four columns of a 4×4 f64 block from `r0` = row 0 | row 2 and `r1` = row 1 | row 3
+/// (columns 0..2) and `r2`, `r3` the same for columns 2..4.
+#[inline]
+#[target_feature(enable = "avx")]
+fn columns_of_four_pd([r0, r1, r2, r3]: [__m256d; 4]) -> [__m256d; 4] {
+    [
+        _mm256_unpacklo_pd(r0, r1),
+        _mm256_unpackhi_pd(r0, r1),
+        _mm256_unpacklo_pd(r2, r3),
+        _mm256_unpackhi_pd(r2, r3),
+    ]
+}
+
 /// The mask of 32-bit lanes `0..width` of four (`width` may be anything).
 #[inline]
 #[target_feature(enable = "avx")]
@@ -94,18 +125,9 @@ pub unsafe fn transpose_f32_8x8(
                     row(i as isize + 4).add(first_col),
                 )
             });
-            let t0 = _mm256_castps_pd(_mm256_unpacklo_ps(r[0], r[1]));
-            let t1 = _mm256_castps_pd(_mm256_unpackhi_ps(r[0], r[1]));
-            let t2 = _mm256_castps_pd(_mm256_unpacklo_ps(r[2], r[3]));
-            let t3 = _mm256_castps_pd(_mm256_unpackhi_ps(r[2], r[3]));
-            let columns = [
-                _mm256_unpacklo_pd(t0, t2),
-                _mm256_unpackhi_pd(t0, t2),
-                _mm256_unpacklo_pd(t1, t3),
-                _mm256_unpackhi_pd(t1, t3),
-            ];
+            let columns = columns_of_four_ps(r);
             for (q, column) in columns.into_iter().enumerate() {
-                _mm256_storeu_ps(dst.add((first_col + q) * ld_dst), _mm256_castpd_ps(column));
+                _mm256_storeu_ps(dst.add((first_col + q) * ld_dst), column);
             }
         }
     }
@@ -137,18 +159,9 @@ unsafe fn transpose_f32_partial(
                     mask,
                 )
             });
-            let t0 = _mm256_castps_pd(_mm256_unpacklo_ps(r[0], r[1]));
-            let t1 = _mm256_castps_pd(_mm256_unpackhi_ps(r[0], r[1]));
-            let t2 = _mm256_castps_pd(_mm256_unpacklo_ps(r[2], r[3]));
-            let t3 = _mm256_castps_pd(_mm256_unpackhi_ps(r[2], r[3]));
-            let columns = [
-                _mm256_unpacklo_pd(t0, t2),
-                _mm256_unpackhi_pd(t0, t2),
-                _mm256_unpacklo_pd(t1, t3),
-                _mm256_unpackhi_pd(t1, t3),
-            ];
+            let columns = columns_of_four_ps(r);
             for (q, column) in columns.into_iter().take(cols - first_col).enumerate() {
-                _mm256_storeu_ps(dst.add((first_col + q) * ld_dst), _mm256_castpd_ps(column));
+                _mm256_storeu_ps(dst.add((first_col + q) * ld_dst), column);
             }
         }
     }
@@ -181,12 +194,7 @@ pub unsafe fn transpose_f64_8x8(
             let r1 = halves_pd(row(1), row(3));
             let r2 = halves_pd(row(0).add(2), row(2).add(2));
             let r3 = halves_pd(row(1).add(2), row(3).add(2));
-            let columns = [
-                _mm256_unpacklo_pd(r0, r1),
-                _mm256_unpackhi_pd(r0, r1),
-                _mm256_unpacklo_pd(r2, r3),
-                _mm256_unpackhi_pd(r2, r3),
-            ];
+            let columns = columns_of_four_pd([r0, r1, r2, r3]);
             for (q, column) in columns.into_iter().enumerate() {
                 _mm256_storeu_pd(dst.add((first_col + q) * ld_dst + first_row), column);
             }
@@ -221,12 +229,7 @@ unsafe fn transpose_f64_partial(
                 let r1 = halves_pd(row(1), row(3));
                 let r2 = halves_pd(row(0).add(2), row(2).add(2));
                 let r3 = halves_pd(row(1).add(2), row(3).add(2));
-                let columns = [
-                    _mm256_unpacklo_pd(r0, r1),
-                    _mm256_unpackhi_pd(r0, r1),
-                    _mm256_unpacklo_pd(r2, r3),
-                    _mm256_unpackhi_pd(r2, r3),
-                ];
+                let columns = columns_of_four_pd([r0, r1, r2, r3]);
                 for (q, column) in columns.into_iter().enumerate() {
                     _mm256_storeu_pd(dst.add((first_col + q) * ld_dst + first_row), column);
                 }
