@@ -42,8 +42,9 @@ const NARROW_MAX_K: usize = 16;
 /// All of that is against skx's short-k kernel. Contexts without one (haswell) copy A at any
 /// k, for TN and TT alike: there such C went to the loop nest, which packed op(A) = Aᵀ element
 /// by element (dgemm TN 100×2×5 at 0.37 of OpenBLAS, TT 0.36). Session 61, haswell natively on
-/// a Zen 3, m = 40–2000, n = 2–4, k = 1–16, 240 shapes, one run: 1.38× the build before
-/// (geometric mean), the ratio to OpenBLAS 1.15 → 1.60; TN from 0.35–0.47 to 1.0–1.9 at k = 2–6
+/// a Zen 3, m = 40–2000, n = 2–4, k = 1–16, 240 shapes, one run, this rule alone: 1.38× the
+/// build before (geometric mean), the ratio to OpenBLAS 1.15 → 1.60 (1.64 with packing's
+/// remainders by the kernel, `packm::KERNEL_MIN_REMAINDER`); TN from 0.35–0.47 to 1.0–1.9 at k = 2–6
 /// for m ≥ 100. C of 40–100 rows at k = 3–6 is still behind (sgemm TN 40×2×3 0.73, 100×2×6
 /// 0.75; dgemm TN 40×2×3 0.87), where the copy and its buffer weigh most.
 const COPIED_A_MIN_K: usize = 8;
