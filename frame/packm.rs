@@ -494,9 +494,10 @@ fn transpose_rows<T: Element>(
     let last_block = (rows > B && !rows.is_multiple_of(B)).then(|| rows - B);
     let blocks = (0..rows / B * B).step_by(B).chain(last_block);
     // With a packing kernel, k's remainder past the whole blocks too, as one narrower block,
-    // from [`KERNEL_MIN_REMAINDER`] columns.
+    // from [`KERNEL_MIN_REMAINDER`] columns (in the blocks of 8 rows: not for the 6-row
+    // panels).
     let remainder = match transpose {
-        Some(_) if k - full_p >= KERNEL_MIN_REMAINDER => k - full_p,
+        Some(_) if rows >= B && k - full_p >= KERNEL_MIN_REMAINDER => k - full_p,
         _ => 0,
     };
     for i0 in blocks {
@@ -531,12 +532,11 @@ fn transpose_rows<T: Element>(
     // all of k is the remainder (`perf`, session 55); column by column it ran at about 2
     // cycles an element, two thirds of sgemm TN 248×2×5 (session 61, Zen 3), where the
     // kernel's masked blocks took its place.
-    let done = if rows >= B {
-        full_p + remainder
-    } else {
-        full_p
-    };
-    for (p, column) in dst.chunks_exact_mut(mr).enumerate().skip(done) {
+    for (p, column) in dst
+        .chunks_exact_mut(mr)
+        .enumerate()
+        .skip(full_p + remainder)
+    {
         for (i, d) in column[..rows].iter_mut().enumerate() {
             // SAFETY: row first+i < m, column p < k: in the view.
             *d = unsafe { *row(i).add(p) };

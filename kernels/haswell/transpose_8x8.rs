@@ -134,7 +134,9 @@ pub unsafe fn transpose_f32_8x8(
 }
 
 /// [`transpose_f32_8x8`] for `cols` < 8: the same shuffles on masked loads, a 4-column half
-/// left out where it has no columns, and only the `cols` columns stored.
+/// left out where it has no columns, and only the `cols` columns stored. A separate
+/// function: one body for both, choosing the loads per half, made the narrow path's copies
+/// slower (session 61, sgemm TN 2000×2×12 7331 → 9742 ns, 1000×3×13 5394 → 6887).
 ///
 /// # Safety
 /// The [`crate::kernels::TransposeUkr`] contract, on a CPU with AVX.
@@ -206,7 +208,9 @@ pub unsafe fn transpose_f64_8x8(
 /// transpose, the columns past it element by element. Vector loads of the fewer columns
 /// (masked, or of one or two elements) were no faster than that on the Zen 3 of session 61:
 /// dgemm TN 300×4×3 654 ns element by element, 754–767 with them (the kernel took 26
-/// cycles a block of 8×3, as long as the loop).
+/// cycles a block of 8×3, as long as the loop). Apart from [`transpose_f64_8x8`], whose fixed
+/// four blocks this loop over whole blocks could serve: as one function the 8×8 blocks of
+/// dgemm TN 2000×2×12 and 1000×3×13 copies ran 6–13 % slower (session 61, two runs).
 ///
 /// # Safety
 /// The [`crate::kernels::TransposeUkr`] contract, on a CPU with AVX.
