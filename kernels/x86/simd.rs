@@ -166,6 +166,66 @@ pub(crate) struct Ymm32(__m256);
 #[repr(transparent)]
 pub(crate) struct Ymm64(__m256d);
 
+/// The mask of [`Ymm32`] and [`Ymm64`]: the first `lanes` lanes, as AVX's vector mask for
+/// masked loads (`vmaskmov`) and as a count for masked stores, which go in whole 128-, 64-
+/// and 32-bit pieces ([`store_leading_ps`], [`store_leading_pd`]). AVX's masked store took
+/// about 14 cycles on Zen 3 (an sgemm short-k kernel's one store per column of C: 2×500×2
+/// ran in 2157 ns with it and 432 without, session 62), where the pieces take one to three
+/// stores and two predictable branches; a mask of all lanes is one plain store.
+#[derive(Clone, Copy)]
+pub(crate) struct LeadingLanes {
+    vector: __m256i,
+    lanes: usize,
+}
+
+/// The first `lanes` (0..=8) lanes of `v` to `p`, in whole pieces ([`LeadingLanes`]).
+///
+/// # Safety
+/// AVX; `p` valid for `lanes` writes.
+#[inline(always)]
+unsafe fn store_leading_ps(p: *mut f32, lanes: usize, v: __m256) {
+    // SAFETY: each store writes lanes below `lanes` (the caller's contract).
+    unsafe {
+        if lanes == 8 {
+            return _mm256_storeu_ps(p, v);
+        }
+        let (mut p, mut rest, mut x) = (p, lanes, _mm256_castps256_ps128(v));
+        if rest >= 4 {
+            _mm_storeu_ps(p, x);
+            (p, rest, x) = (p.add(4), rest - 4, _mm256_extractf128_ps::<1>(v));
+        }
+        if rest >= 2 {
+            _mm_storel_pd(p.cast(), _mm_castps_pd(x));
+            (p, rest, x) = (p.add(2), rest - 2, _mm_movehl_ps(x, x));
+        }
+        if rest == 1 {
+            _mm_store_ss(p, x);
+        }
+    }
+}
+
+/// The first `lanes` (0..=4) lanes of `v` to `p`, in whole pieces ([`LeadingLanes`]).
+///
+/// # Safety
+/// AVX; `p` valid for `lanes` writes.
+#[inline(always)]
+unsafe fn store_leading_pd(p: *mut f64, lanes: usize, v: __m256d) {
+    // SAFETY: each store writes lanes below `lanes` (the caller's contract).
+    unsafe {
+        if lanes == 4 {
+            return _mm256_storeu_pd(p, v);
+        }
+        let (mut p, mut rest, mut x) = (p, lanes, _mm256_castpd256_pd128(v));
+        if rest >= 2 {
+            _mm_storeu_pd(p, x);
+            (p, rest, x) = (p.add(2), rest - 2, _mm256_extractf128_pd::<1>(v));
+        }
+        if rest == 1 {
+            _mm_store_sd(p, x);
+        }
+    }
+}
+
 // SAFETY: AVX-512 F intrinsics only; callers guarantee the feature (module docs).
 unsafe impl Simd for Zmm32 {
     type Elem = f32;
@@ -313,7 +373,7 @@ unsafe impl Simd for Zmm64 {
 // SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
 unsafe impl Simd for Ymm32 {
     type Elem = f32;
-    type Mask = __m256i;
+    type Mask = LeadingLanes;
     const LANES: usize = 8;
     const REGISTERS: usize = 16;
     #[inline(always)]
@@ -352,22 +412,24 @@ unsafe impl Simd for Ymm32 {
         unsafe { Ymm32(_mm256_add_ps(a.0, b.0)) }
     }
     #[inline(always)]
-    unsafe fn mask(lanes: usize) -> __m256i {
+    unsafe fn mask(lanes: usize) -> LeadingLanes {
+        let lanes = lanes.min(8);
         // SAFETY: the trait's contract.
-        unsafe {
-            let lanes = _mm256_set1_epi32(lanes.min(8) as i32);
-            _mm256_cmpgt_epi32(lanes, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
-        }
+        let vector = unsafe {
+            let count = _mm256_set1_epi32(lanes as i32);
+            _mm256_cmpgt_epi32(count, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+        };
+        LeadingLanes { vector, lanes }
     }
     #[inline(always)]
-    unsafe fn load_masked(p: *const f32, m: __m256i) -> Self {
+    unsafe fn load_masked(p: *const f32, m: LeadingLanes) -> Self {
         // SAFETY: the trait's contract; masked-off lanes do not fault.
-        unsafe { Ymm32(_mm256_maskload_ps(p, m)) }
+        unsafe { Ymm32(_mm256_maskload_ps(p, m.vector)) }
     }
     #[inline(always)]
-    unsafe fn store_masked(p: *mut f32, m: __m256i, v: Self) {
+    unsafe fn store_masked(p: *mut f32, m: LeadingLanes, v: Self) {
         // SAFETY: the trait's contract.
-        unsafe { _mm256_maskstore_ps(p, m, v.0) }
+        unsafe { store_leading_ps(p, m.lanes, v.0) }
     }
     #[inline(always)]
     unsafe fn swap_pairs(v: Self) -> Self {
@@ -477,7 +539,7 @@ unsafe impl DotSimd for Ymm32 {
 // SAFETY: AVX2 and FMA intrinsics only; callers guarantee the features (module docs).
 unsafe impl Simd for Ymm64 {
     type Elem = f64;
-    type Mask = __m256i;
+    type Mask = LeadingLanes;
     const LANES: usize = 4;
     const REGISTERS: usize = 16;
     #[inline(always)]
@@ -516,22 +578,24 @@ unsafe impl Simd for Ymm64 {
         unsafe { Ymm64(_mm256_add_pd(a.0, b.0)) }
     }
     #[inline(always)]
-    unsafe fn mask(lanes: usize) -> __m256i {
+    unsafe fn mask(lanes: usize) -> LeadingLanes {
+        let lanes = lanes.min(4);
         // SAFETY: the trait's contract.
-        unsafe {
-            let lanes = _mm256_set1_epi64x(lanes.min(4) as i64);
-            _mm256_cmpgt_epi64(lanes, _mm256_setr_epi64x(0, 1, 2, 3))
-        }
+        let vector = unsafe {
+            let count = _mm256_set1_epi64x(lanes as i64);
+            _mm256_cmpgt_epi64(count, _mm256_setr_epi64x(0, 1, 2, 3))
+        };
+        LeadingLanes { vector, lanes }
     }
     #[inline(always)]
-    unsafe fn load_masked(p: *const f64, m: __m256i) -> Self {
+    unsafe fn load_masked(p: *const f64, m: LeadingLanes) -> Self {
         // SAFETY: the trait's contract; masked-off lanes do not fault.
-        unsafe { Ymm64(_mm256_maskload_pd(p, m)) }
+        unsafe { Ymm64(_mm256_maskload_pd(p, m.vector)) }
     }
     #[inline(always)]
-    unsafe fn store_masked(p: *mut f64, m: __m256i, v: Self) {
+    unsafe fn store_masked(p: *mut f64, m: LeadingLanes, v: Self) {
         // SAFETY: the trait's contract.
-        unsafe { _mm256_maskstore_pd(p, m, v.0) }
+        unsafe { store_leading_pd(p, m.lanes, v.0) }
     }
     #[inline(always)]
     unsafe fn swap_pairs(v: Self) -> Self {
@@ -618,7 +682,8 @@ unsafe impl DotSimd for Ymm64 {
 /// A 256-bit register `Y` (`Ymm32`, `Ymm64`) inside the AVX-512 kernels, where it holds the
 /// short last rows of a sup tile (`sup_real.rs`, `sup_complex.rs`): Y's arithmetic, with
 /// masked loads through AVX-512VL mask registers and masked stores through AVX's vector
-/// masks (`vmaskmov`), the faster of each on Zen 4. Measured there (session 23): an sgemm
+/// masks (`vmaskmov`), the faster of each on Zen 4 (whole pieces, as [`Ymm32`] stores
+/// them for Zen 3's sake, not measured there). Measured there (session 23): an sgemm
 /// sup tile of 7 rows, 12 columns and k = 64 took 152 ns with `vmaskmov` loads of A and
 /// 130 ns with mask-register loads, as long as a tile of 8 full rows; four masked 256-bit
 /// stores took 1.4 ns with `vmaskmov` and 6.8 ns under a mask register.
@@ -633,7 +698,7 @@ pub(crate) struct VlMask<M> {
     vector: M,
 }
 
-/// The one operation [`Vl`] needs from its 256-bit type beyond [`Simd`].
+/// The two operations [`Vl`] needs from its 256-bit type beyond [`Simd`].
 ///
 /// # Safety
 /// As [`Simd`], and the CPU must have AVX-512 VL, compiled in.
@@ -641,6 +706,8 @@ pub(crate) unsafe trait LoadUnderMaskRegister: Simd {
     /// The lanes selected by `lanes` from `p`, zero elsewhere; unselected lanes are not
     /// read.
     unsafe fn load_under(p: *const Self::Elem, lanes: __mmask8) -> Self;
+    /// The lanes `m` selects to `p` by AVX's masked store (`vmaskmov`); others not written.
+    unsafe fn store_vmaskmov(p: *mut Self::Elem, m: Self::Mask, v: Self);
 }
 
 // SAFETY: AVX shuffles on registers only.
@@ -790,21 +857,31 @@ unsafe impl ColumnsToRows for Zmm64 {
     }
 }
 
-// SAFETY: one AVX-512 VL intrinsic (the trait's requirement).
+// SAFETY: one AVX-512 VL intrinsic and one AVX one (the trait's requirement).
 unsafe impl LoadUnderMaskRegister for Ymm32 {
     #[inline(always)]
     unsafe fn load_under(p: *const f32, lanes: __mmask8) -> Self {
         // SAFETY: the trait's contract; unselected lanes do not fault.
         unsafe { Ymm32(_mm256_maskz_loadu_ps(lanes, p)) }
     }
+    #[inline(always)]
+    unsafe fn store_vmaskmov(p: *mut f32, m: LeadingLanes, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_maskstore_ps(p, m.vector, v.0) }
+    }
 }
 
-// SAFETY: one AVX-512 VL intrinsic (the trait's requirement).
+// SAFETY: one AVX-512 VL intrinsic and one AVX one (the trait's requirement).
 unsafe impl LoadUnderMaskRegister for Ymm64 {
     #[inline(always)]
     unsafe fn load_under(p: *const f64, lanes: __mmask8) -> Self {
         // SAFETY: the trait's contract; unselected lanes do not fault.
         unsafe { Ymm64(_mm256_maskz_loadu_pd(lanes, p)) }
+    }
+    #[inline(always)]
+    unsafe fn store_vmaskmov(p: *mut f64, m: LeadingLanes, v: Self) {
+        // SAFETY: the trait's contract.
+        unsafe { _mm256_maskstore_pd(p, m.vector, v.0) }
     }
 }
 
@@ -869,7 +946,7 @@ unsafe impl<Y: LoadUnderMaskRegister> Simd for Vl<Y> {
     #[inline(always)]
     unsafe fn store_masked(p: *mut Self::Elem, m: Self::Mask, v: Self) {
         // SAFETY: the trait's contract.
-        unsafe { Y::store_masked(p, m.vector, v.0) }
+        unsafe { Y::store_vmaskmov(p, m.vector, v.0) }
     }
     #[inline(always)]
     unsafe fn swap_pairs(v: Self) -> Self {
